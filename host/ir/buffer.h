@@ -1,0 +1,33 @@
+// Immutable tensor bytes, held once and shared. A Buffer is either bytes the host owns (taken from a parsed
+// model without copying, or made by a pass) or a window onto a memory-mapped external-data file. Tensors hold
+// `std::shared_ptr<const Buffer>`, so copying a Tensor or reading its data never copies the bytes.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+
+namespace kiln {
+
+class Buffer {
+ public:
+  virtual ~Buffer() = default;
+  virtual const std::byte* data() const = 0;
+  virtual size_t size() const = 0;
+  std::span<const std::byte> bytes() const { return {data(), size()}; }
+  // True when the bytes live in a memory-mapped file rather than on the heap.
+  virtual bool is_mapped() const { return false; }
+
+  // Takes the string's storage without copying it.
+  static std::shared_ptr<const Buffer> FromString(std::string&& bytes);
+  static std::shared_ptr<const Buffer> Copy(std::span<const std::byte> bytes);
+  static std::shared_ptr<const Buffer> Zeros(size_t n);
+  // A window [offset, offset+size) onto another buffer; keeps `whole` alive.
+  static std::shared_ptr<const Buffer> Slice(std::shared_ptr<const Buffer> whole, size_t offset, size_t size);
+  // Maps a whole file read-only. Throws kiln::Error (invalid model) naming the file when it cannot.
+  static std::shared_ptr<const Buffer> MapFile(const std::string& path);
+};
+
+}  // namespace kiln

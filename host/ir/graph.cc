@@ -1,0 +1,304 @@
+#include "ir/graph.h"
+
+#include <algorithm>
+
+#include "ir/model.h"
+#include "support/error.h"
+
+namespace kiln {
+
+Graph::Graph(Model* model, Graph* parent, Node* owner_node)
+    : model_(model), parent_(parent), owner_node_(owner_node) {}
+
+Graph::~Graph() = default;
+
+Value* Graph::NewValue(std::string name) {
+  auto owned = std::make_unique<Value>();
+  Value* v = owned.get();
+  v->name_ = std::move(name);
+  v->graph_ = this;
+  values_.push_back(std::move(owned));
+  v->self_ = std::prev(values_.end());
+  if (!v->name_.empty()) {
+    by_name_[v->name_] = v;
+    model_->ReserveName(v->name_);
+  }
+  Journal& j = model_->journal();
+  if (j.active()) j.Record([this, v] { RemoveValue(v); });
+  return v;
+}
+
+Node* Graph::AddNode(std::string op_type, std::vector<Value*> inputs, size_t num_outputs, std::string name,
+                     std::string domain) {
+  std::string base = name.empty() ? op_type : name;
+  std::vector<std::string> outs;
+  outs.reserve(num_outputs);
+  for (size_t i = 0; i < num_outputs; ++i) outs.push_back(FreshName(base + "_output_" + std::to_string(i)));
+  if (name.empty()) name = FreshName(op_type);
+  return AddNodeWithOutputs(std::move(op_type), std::move(domain), std::move(name), std::move(inputs), outs);
+}
+
+Node* Graph::AddNodeWithOutputs(std::string op_type, std::string domain, std::string name,
+                                std::vector<Value*> inputs, const std::vector<std::string>& output_names) {
+  auto owned = std::make_unique<Node>();
+  Node* n = owned.get();
+  n->id_ = model_->NextNodeId();
+  n->order_ = model_->insertion_order;
+  n->op_type_ = std::move(op_type);
+  n->domain_ = std::move(domain);
+  n->name_ = std::move(name);
+  n->graph_ = this;
+  nodes_.push_back(std::move(owned));
+  n->self_ = std::prev(nodes_.end());
+  Journal& j = model_->journal();
+  // Undo steps run newest first, so the node is removed after its inputs and outputs were undone.
+  if (j.active()) j.Record([this, n] { RemoveNode(n); });
+  for (size_t i = 0; i < output_names.size(); ++i) {
+    Value* v = nullptr;
+    if (!output_names[i].empty()) {
+      v = NewValue(output_names[i]);
+      v->producer_ = n;
+      v->producer_output_ = static_cast<uint32_t>(i);
+    }
+    n->outputs_.push_back(v);
+  }
+  for (size_t i = 0; i < inputs.size(); ++i) n->SetInput(i, inputs[i]);
+  return n;
+}
+
+namespace {
+
+bool IsSelfOrAncestor(const Graph* scope, const Graph* g) {
+  for (const Graph* s = scope; s != nullptr; s = s->parent())
+    if (s == g) return true;
+  return false;
+}
+
+// Calls fn(inner_node, slot) for every input of a node inside `n`'s subgraphs (at any depth) that reads a value
+// of `outer` or a scope enclosing it.
+template <typename Fn>
+void ForEachOuterRead(const Node* n, const Graph* outer, Fn&& fn) {
+  for (Graph* g : n->subgraphs()) {
+    for (const auto& inner : g->nodes()) {
+      for (size_t i = 0; i < inner->num_inputs(); ++i) {
+        Value* v = inner->input(i);
+        if (v != nullptr && IsSelfOrAncestor(outer, v->graph())) fn(inner.get(), i);
+      }
+      ForEachOuterRead(inner.get(), outer, fn);
+    }
+  }
+}
+
+}  // namespace
+
+void Graph::RemoveNode(Node* n) {
+  if (n->graph_ != this || n->deleted_) throw InternalError("RemoveNode: node '" + n->name() + "' is not live here");
+  for (Value* out : n->outputs_) {
+    if (out != nullptr && out->has_uses()) {
+      std::string user = out->uses().empty() ? std::string("a graph output") : "node '" + out->uses()[0].node->name() + "'";
+      throw InternalError("cannot remove node '" + n->name() + "': its output '" + out->name() + "' is still read by " +
+                          user);
+    }
+  }
+  for (size_t i = 0; i < n->inputs_.size(); ++i) n->SetInput(i, nullptr);
+  // Reads of outer values from inside the node's subgraphs go too, so those values do not keep dead consumers.
+  ForEachOuterRead(n, this, [](Node* inner, size_t slot) { inner->SetInput(slot, nullptr); });
+  for (Value* out : n->outputs_)
+    if (out != nullptr) RemoveValue(out);
+  n->deleted_ = true;
+  model_->Bury(nodes_, n->self_);
+  Journal& j = model_->journal();
+  if (j.active()) {
+    j.Record([this, n] {
+      auto& dead = model_->dead_nodes();
+      nodes_.splice(nodes_.end(), dead, n->self_);
+      n->deleted_ = false;
+    });
+  }
+}
+
+Value* Graph::FindValue(std::string_view name) const {
+  auto it = by_name_.find(name);
+  return it == by_name_.end() ? nullptr : it->second;
+}
+
+Value* Graph::LookupValue(std::string_view name) const {
+  for (const Graph* g = this; g != nullptr; g = g->parent_)
+    if (Value* v = g->FindValue(name)) return v;
+  return nullptr;
+}
+
+std::vector<Value*> Graph::values() const {
+  std::vector<Value*> out;
+  out.reserve(values_.size());
+  for (const auto& v : values_) out.push_back(v.get());
+  return out;
+}
+
+namespace {
+
+// Graph outputs that name `from`: in its own graph, or in a subgraph that returns an outer value directly.
+void ReplaceInOutputs(Graph* g, Value* from, Value* to) {
+  for (size_t i = 0; i < g->outputs().size(); ++i)
+    if (g->outputs()[i] == from) g->SetOutput(i, to);
+  for (const auto& n : g->nodes()) {
+    if (!from->is_graph_output()) return;
+    for (Graph* sub : n->subgraphs()) ReplaceInOutputs(sub, from, to);
+  }
+}
+
+}  // namespace
+
+void Graph::ReplaceAllUsesWith(Value* from, Value* to) {
+  if (from == to) return;
+  std::vector<Use> uses = from->uses_;
+  for (const Use& u : uses) u.node->SetInput(u.slot, to);
+  if (from->is_graph_output()) ReplaceInOutputs(from->graph_, from, to);
+}
+
+void Graph::RemoveValue(Value* v) {
+  if (v->deleted_) return;
+  if (!v->uses_.empty() || v->graph_output_refs_ > 0 || v->graph_input_refs_ > 0)
+    throw InternalError("cannot remove value '" + v->name() + "': it is still used or declared");
+  if (v->initializer_ || v->sparse_initializer_) {
+    auto& list = v->initializer_ ? initializers_ : sparse_initializers_;
+    auto it = std::find(list.begin(), list.end(), v);
+    if (it != list.end()) {
+      size_t pos = static_cast<size_t>(it - list.begin());
+      list.erase(it);
+      Journal& j = model_->journal();
+      if (j.active()) j.Record([&list, pos, v] { list.insert(list.begin() + static_cast<ptrdiff_t>(pos), v); });
+    }
+  }
+  auto vi = std::find(value_infos_.begin(), value_infos_.end(), v);
+  if (vi != value_infos_.end()) {
+    size_t pos = static_cast<size_t>(vi - value_infos_.begin());
+    value_infos_.erase(vi);
+    Journal& j = model_->journal();
+    if (j.active()) j.Record([this, pos, v] { value_infos_.insert(value_infos_.begin() + static_cast<ptrdiff_t>(pos), v); });
+  }
+  if (!v->name_.empty()) {
+    auto it = by_name_.find(v->name_);
+    if (it != by_name_.end() && it->second == v) by_name_.erase(it);
+  }
+  v->deleted_ = true;
+  model_->Bury(values_, v->self_);
+  Journal& j = model_->journal();
+  if (j.active()) {
+    j.Record([this, v] {
+      values_.splice(values_.end(), model_->dead_values(), v->self_);
+      v->deleted_ = false;
+      if (!v->name_.empty()) by_name_[v->name_] = v;
+    });
+  }
+}
+
+void Graph::InsertIntoList(std::vector<Value*>& list, size_t i, Value* v, uint32_t Value::*refs) {
+  list.insert(list.begin() + static_cast<ptrdiff_t>(i), v);
+  ++(v->*refs);
+  Journal& j = model_->journal();
+  if (j.active()) j.Record([this, &list, i, refs] { RemoveFromList(list, i, refs); });
+}
+
+void Graph::RemoveFromList(std::vector<Value*>& list, size_t i, uint32_t Value::*refs) {
+  Value* v = list[i];
+  list.erase(list.begin() + static_cast<ptrdiff_t>(i));
+  --(v->*refs);
+  Journal& j = model_->journal();
+  if (j.active()) j.Record([this, &list, i, v, refs] { InsertIntoList(list, i, v, refs); });
+}
+
+Value* Graph::AddInput(std::string name, Type type) {
+  if (FindValue(name) != nullptr) throw InternalError("AddInput: value '" + name + "' already exists");
+  Value* v = NewValue(std::move(name));
+  v->type_ = std::move(type);
+  AppendInput(v);
+  return v;
+}
+
+void Graph::AppendInput(Value* v) { InsertIntoList(inputs_, inputs_.size(), v, &Value::graph_input_refs_); }
+void Graph::RemoveInput(size_t i) { RemoveFromList(inputs_, i, &Value::graph_input_refs_); }
+void Graph::AppendOutput(Value* v) { InsertIntoList(outputs_, outputs_.size(), v, &Value::graph_output_refs_); }
+void Graph::RemoveOutput(size_t i) { RemoveFromList(outputs_, i, &Value::graph_output_refs_); }
+
+void Graph::SetOutput(size_t i, Value* v) {
+  RemoveOutput(i);
+  InsertIntoList(outputs_, i, v, &Value::graph_output_refs_);
+}
+
+void Graph::AppendValueInfo(Value* v) {
+  value_infos_.push_back(v);
+  v->in_value_info = true;
+  Journal& j = model_->journal();
+  if (j.active()) j.Record([this, v] {
+      value_infos_.pop_back();
+      v->in_value_info = false;
+    });
+}
+
+Value* Graph::AddInitializer(Tensor t) {
+  std::string name = t.name();
+  if (name.empty() || model_->IsNameUsed(name)) name = FreshName(name.empty() ? "const" : name);
+  t.set_name(name);
+  Value* v = NewValue(name);
+  SetInitializer(v, std::make_shared<const Tensor>(std::move(t)));
+  return v;
+}
+
+void Graph::SetInitializer(Value* v, std::shared_ptr<const Tensor> t) {
+  Journal& j = model_->journal();
+  if (j.active()) j.Record([v, old = v->initializer_, old_type = v->type_] {
+      v->initializer_ = old;
+      v->type_ = old_type;
+    });
+  if (!v->initializer_) {
+    initializers_.push_back(v);
+    if (j.active()) j.Record([this] { initializers_.pop_back(); });
+  }
+  Shape shape;
+  for (int64_t d : t->dims()) shape.dims.push_back(Dim::Known(d));
+  v->type_ = Type::Tensor(t->type(), std::move(shape));
+  v->initializer_ = std::move(t);
+}
+
+Value* Graph::AddSparseInitializer(SparseTensor t) {
+  std::string name = t.values.name();
+  if (name.empty() || model_->IsNameUsed(name)) name = FreshName(name.empty() ? "sparse_const" : name);
+  t.values.set_name(name);
+  Value* v = NewValue(name);
+  Type ty;
+  ty.kind = Type::Kind::kSparseTensor;
+  ty.elem = t.values.type();
+  Shape shape;
+  for (int64_t d : t.dims) shape.dims.push_back(Dim::Known(d));
+  ty.shape = std::move(shape);
+  v->type_ = std::move(ty);
+  v->sparse_initializer_ = std::make_shared<const SparseTensor>(std::move(t));
+  sparse_initializers_.push_back(v);
+  Journal& j = model_->journal();
+  if (j.active()) j.Record([this] { sparse_initializers_.pop_back(); });
+  return v;
+}
+
+std::string Graph::FreshName(std::string_view hint) const { return model_->FreshName(hint); }
+
+size_t Graph::CountNodes(bool include_subgraphs) const {
+  size_t n = nodes_.size();
+  if (include_subgraphs)
+    for (const auto& node : nodes_)
+      for (const Graph* g : node->subgraphs()) n += g->CountNodes(true);
+  return n;
+}
+
+Node* Graph::AncestorIn(Node* n) const {
+  while (n != nullptr && n->graph() != this) n = n->graph()->owner_node();
+  return n;
+}
+
+bool Graph::IsVisible(const Value* v) const {
+  for (const Graph* g = this; g != nullptr; g = g->parent_)
+    if (v->graph() == g) return true;
+  return false;
+}
+
+}  // namespace kiln

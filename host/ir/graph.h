@@ -1,0 +1,118 @@
+// A graph: nodes, values and initializers, its declared inputs and outputs, and the links to its enclosing
+// scope when it is a subgraph (If/Loop/Scan bodies). A subgraph node may read a value of any enclosing graph;
+// that read is recorded as a use on the outer value.
+#pragma once
+
+#include <cstdint>
+#include <list>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "ir/node.h"
+#include "ir/value.h"
+
+namespace kiln {
+
+class Model;
+
+// ONNX's TensorAnnotation (quantization parameters attached to a tensor name), kept for round trips.
+struct TensorAnnotation {
+  std::string tensor_name;
+  std::vector<std::pair<std::string, std::string>> quant_parameter_tensor_names;
+};
+
+class Graph {
+ public:
+  Graph(Model* model, Graph* parent, Node* owner_node);
+  ~Graph();
+  Graph(const Graph&) = delete;
+  Graph& operator=(const Graph&) = delete;
+
+  Model* model() const { return model_; }
+  Graph* parent() const { return parent_; }
+  Node* owner_node() const { return owner_node_; }
+  const std::string& name() const { return name_; }
+  void set_name(std::string n) { name_ = std::move(n); }
+  const std::string& doc_string() const { return doc_string_; }
+  void set_doc_string(std::string d) { doc_string_ = std::move(d); }
+
+  // ---- nodes
+  // Nodes in storage order (not necessarily topological; see TopologicalOrder in topo_order.h).
+  const std::list<std::unique_ptr<Node>>& nodes() const { return nodes_; }
+  size_t num_nodes() const { return nodes_.size(); }
+  // Creates a node with `num_outputs` fresh output values named after `name` (or the op type).
+  Node* AddNode(std::string op_type, std::vector<Value*> inputs, size_t num_outputs, std::string name = {},
+                std::string domain = {});
+  // Creates a node whose outputs get exactly these names ("" leaves an absent optional output).
+  Node* AddNodeWithOutputs(std::string op_type, std::string domain, std::string name, std::vector<Value*> inputs,
+                           const std::vector<std::string>& output_names);
+  // Removes a node and its outputs. Every output must be unused (rewire consumers first); throws otherwise.
+  void RemoveNode(Node* n);
+
+  // ---- values
+  Value* FindValue(std::string_view name) const;  // this scope only
+  Value* LookupValue(std::string_view name) const;  // this scope, then enclosing scopes
+  std::vector<Value*> values() const;
+  // A value with no producer that is not a graph input: only for value_info entries that name nothing.
+  Value* AddValue(std::string name) { return NewValue(std::move(name)); }
+  // Rewires every consumer of `from` (in this graph and in subgraphs) and every graph output to `to`.
+  void ReplaceAllUsesWith(Value* from, Value* to);
+  // Removes a value with no producer and no uses (an unused initializer or graph input).
+  void RemoveValue(Value* v);
+
+  // ---- graph inputs, outputs, value infos
+  const std::vector<Value*>& inputs() const { return inputs_; }
+  const std::vector<Value*>& outputs() const { return outputs_; }
+  Value* AddInput(std::string name, Type type);
+  // Declares an existing value a graph input (IR < 4 models list initializers as inputs too).
+  void AppendInput(Value* v);
+  void RemoveInput(size_t i);
+  void AppendOutput(Value* v);
+  void SetOutput(size_t i, Value* v);
+  void RemoveOutput(size_t i);
+  const std::vector<Value*>& value_infos() const { return value_infos_; }
+  void AppendValueInfo(Value* v);
+
+  // ---- initializers (in declaration order)
+  const std::vector<Value*>& initializers() const { return initializers_; }
+  // A new value holding `t`, named t.name() or a fresh name when that is empty or taken.
+  Value* AddInitializer(Tensor t);
+  // Makes `v` (which has no producer) an initializer holding `t`, or replaces its data.
+  void SetInitializer(Value* v, std::shared_ptr<const Tensor> t);
+  const std::vector<Value*>& sparse_initializers() const { return sparse_initializers_; }
+  Value* AddSparseInitializer(SparseTensor t);
+  std::vector<TensorAnnotation> quantization_annotation;
+
+  // ---- helpers
+  // A name unused anywhere in the model, made from `hint`.
+  std::string FreshName(std::string_view hint) const;
+  // Node count here and, optionally, inside every subgraph.
+  size_t CountNodes(bool include_subgraphs) const;
+  // The node of this graph that is, or contains, `n` (null when `n` is outside this graph).
+  Node* AncestorIn(Node* n) const;
+  // True when `v` belongs to this graph or an enclosing one.
+  bool IsVisible(const Value* v) const;
+
+ private:
+  friend class Node;
+  friend class Model;
+  Value* NewValue(std::string name);
+  void RemoveFromList(std::vector<Value*>& list, size_t i, uint32_t Value::*refs);
+  void InsertIntoList(std::vector<Value*>& list, size_t i, Value* v, uint32_t Value::*refs);
+
+  Model* model_;
+  Graph* parent_;
+  Node* owner_node_;
+  std::string name_, doc_string_;
+  std::list<std::unique_ptr<Node>> nodes_;
+  std::list<std::unique_ptr<Value>> values_;
+  std::unordered_map<std::string_view, Value*> by_name_;
+  std::vector<Value*> inputs_, outputs_, value_infos_, initializers_, sparse_initializers_;
+};
+
+}  // namespace kiln

@@ -1,0 +1,39 @@
+// An undo log for graph mutations. While a transaction is open every IR mutation records how to undo itself,
+// and nodes and values removed meanwhile are kept alive, so a failed pass call can be rolled back to a graph
+// that is exactly as it was. Outside a transaction mutations cost nothing extra.
+#pragma once
+
+#include <functional>
+#include <vector>
+
+namespace kiln {
+
+class Journal {
+ public:
+  bool active() const { return active_; }
+  void Begin() {
+    active_ = true;
+    undo_.clear();
+  }
+  void Record(std::function<void()> undo) {
+    if (active_) undo_.push_back(std::move(undo));
+  }
+  // Keeps the changes.
+  void Commit() {
+    active_ = false;
+    undo_.clear();
+  }
+  // Undoes every change since Begin, newest first.
+  void Rollback() {
+    active_ = false;  // undo steps must not record themselves
+    for (auto it = undo_.rbegin(); it != undo_.rend(); ++it) (*it)();
+    undo_.clear();
+  }
+  size_t size() const { return undo_.size(); }
+
+ private:
+  bool active_ = false;
+  std::vector<std::function<void()>> undo_;
+};
+
+}  // namespace kiln

@@ -1,0 +1,129 @@
+#include "ir/node.h"
+
+#include <algorithm>
+
+#include "ir/graph.h"
+#include "ir/model.h"
+
+namespace kiln {
+namespace {
+
+Journal& JournalOf(Node* n) { return n->graph()->model()->journal(); }
+
+}  // namespace
+
+void Node::SetName(std::string name) {
+  Journal& j = JournalOf(this);
+  if (j.active()) j.Record([this, old = name_] { name_ = old; });
+  name_ = std::move(name);
+}
+
+void Node::SetOpType(std::string op_type, std::string domain) {
+  Journal& j = JournalOf(this);
+  if (j.active()) j.Record([this, t = op_type_, d = domain_] { op_type_ = t, domain_ = d; });
+  op_type_ = std::move(op_type);
+  domain_ = std::move(domain);
+}
+
+void Node::SetInput(size_t slot, Value* v) {
+  Journal& j = JournalOf(this);
+  if (slot >= inputs_.size()) {
+    if (v == nullptr) return;
+    size_t old_size = inputs_.size();
+    inputs_.resize(slot + 1, nullptr);
+    if (j.active()) j.Record([this, old_size] { inputs_.resize(old_size); });
+  }
+  Value* old = inputs_[slot];
+  if (old == v) return;
+  auto s = static_cast<uint32_t>(slot);
+  if (old != nullptr) {
+    auto it = std::find(old->uses_.begin(), old->uses_.end(), Use{this, s});
+    if (it != old->uses_.end()) old->uses_.erase(it);
+  }
+  if (v != nullptr) v->uses_.push_back(Use{this, s});
+  inputs_[slot] = v;
+  if (j.active()) j.Record([this, slot, old] { SetInput(slot, old); });
+}
+
+void Node::ResizeInputs(size_t n) {
+  if (n == inputs_.size()) return;
+  for (size_t i = n; i < inputs_.size(); ++i) SetInput(i, nullptr);
+  size_t old_size = inputs_.size();
+  inputs_.resize(n, nullptr);
+  Journal& j = JournalOf(this);
+  if (j.active()) j.Record([this, old_size] { inputs_.resize(old_size, nullptr); });
+}
+
+const Attribute* Node::FindAttribute(std::string_view name) const {
+  for (const Attribute& a : attrs_)
+    if (a.name == name) return &a;
+  return nullptr;
+}
+
+int64_t Node::GetInt(std::string_view name, int64_t fallback) const {
+  const Attribute* a = FindAttribute(name);
+  return a && a->i ? *a->i : fallback;
+}
+
+float Node::GetFloat(std::string_view name, float fallback) const {
+  const Attribute* a = FindAttribute(name);
+  return a && a->f ? *a->f : fallback;
+}
+
+std::string Node::GetString(std::string_view name, std::string fallback) const {
+  const Attribute* a = FindAttribute(name);
+  return a && a->s ? *a->s : fallback;
+}
+
+std::vector<int64_t> Node::GetInts(std::string_view name) const {
+  const Attribute* a = FindAttribute(name);
+  return a ? a->ints : std::vector<int64_t>{};
+}
+
+void Node::SetAttribute(Attribute a) {
+  for (auto& g : a.graphs) {
+    g->parent_ = graph_;
+    g->owner_node_ = this;
+  }
+  Journal& j = JournalOf(this);
+  for (size_t i = 0; i < attrs_.size(); ++i) {
+    if (attrs_[i].name != a.name) continue;
+    if (j.active()) {
+      auto old = std::make_shared<Attribute>(std::move(attrs_[i]));
+      j.Record([this, i, old] { attrs_[i] = std::move(*old); });
+    }
+    attrs_[i] = std::move(a);
+    return;
+  }
+  attrs_.push_back(std::move(a));
+  if (j.active()) j.Record([this] { attrs_.pop_back(); });
+}
+
+bool Node::RemoveAttribute(std::string_view name) {
+  for (size_t i = 0; i < attrs_.size(); ++i) {
+    if (attrs_[i].name != name) continue;
+    Journal& j = JournalOf(this);
+    if (j.active()) {
+      auto old = std::make_shared<Attribute>(std::move(attrs_[i]));
+      j.Record([this, i, old] { attrs_.insert(attrs_.begin() + static_cast<ptrdiff_t>(i), std::move(*old)); });
+    }
+    attrs_.erase(attrs_.begin() + static_cast<ptrdiff_t>(i));
+    return true;
+  }
+  return false;
+}
+
+std::vector<Graph*> Node::subgraphs() const {
+  std::vector<Graph*> out;
+  for (const Attribute& a : attrs_)
+    for (const auto& g : a.graphs) out.push_back(g.get());
+  return out;
+}
+
+bool Node::has_subgraphs() const {
+  for (const Attribute& a : attrs_)
+    if (!a.graphs.empty()) return true;
+  return false;
+}
+
+}  // namespace kiln

@@ -1,0 +1,75 @@
+// A node: op type, domain, name, ordered inputs and outputs (an absent optional input or output is a null
+// slot), typed attributes, and the subgraphs those attributes hold. Mutations go through these methods so the
+// graph keeps producer and consumer links right and can undo them (see journal.h).
+#pragma once
+
+#include <cstdint>
+#include <list>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ir/attribute.h"
+
+namespace kiln {
+
+class Graph;
+class Value;
+
+class Node {
+ public:
+  uint64_t id() const { return id_; }  // unique in the model, increasing in creation order
+  int64_t order() const { return order_; }  // position hint: export keeps nodes in (order, id) order where legal
+  const std::string& op_type() const { return op_type_; }
+  const std::string& domain() const { return domain_; }  // "" is ONNX's default domain
+  const std::string& name() const { return name_; }
+  const std::string& doc_string() const { return doc_string_; }
+  void SetName(std::string name);
+  void SetOpType(std::string op_type, std::string domain);
+  void set_doc_string(std::string d) { doc_string_ = std::move(d); }
+  Graph* graph() const { return graph_; }
+  bool is_deleted() const { return deleted_; }
+
+  std::span<Value* const> inputs() const { return inputs_; }
+  std::span<Value* const> outputs() const { return outputs_; }
+  Value* input(size_t i) const { return i < inputs_.size() ? inputs_[i] : nullptr; }
+  Value* output(size_t i) const { return i < outputs_.size() ? outputs_[i] : nullptr; }
+  size_t num_inputs() const { return inputs_.size(); }
+  size_t num_outputs() const { return outputs_.size(); }
+  // Rewires input `slot` (null makes it an absent optional input); grows the input list if needed.
+  void SetInput(size_t slot, Value* v);
+  void AppendInput(Value* v) { SetInput(inputs_.size(), v); }
+  // Grows (with absent inputs) or shrinks the input list to `n` slots.
+  void ResizeInputs(size_t n);
+
+  const std::vector<Attribute>& attributes() const { return attrs_; }
+  const Attribute* FindAttribute(std::string_view name) const;
+  int64_t GetInt(std::string_view name, int64_t fallback) const;
+  float GetFloat(std::string_view name, float fallback) const;
+  std::string GetString(std::string_view name, std::string fallback) const;
+  std::vector<int64_t> GetInts(std::string_view name) const;
+  // Adds or replaces the attribute of that name (journaled).
+  void SetAttribute(Attribute a);
+  bool RemoveAttribute(std::string_view name);
+
+  // Every subgraph held by this node's attributes, in attribute order.
+  std::vector<Graph*> subgraphs() const;
+  bool has_subgraphs() const;
+
+ private:
+  friend class Graph;
+  friend class Model;
+
+  uint64_t id_ = 0;
+  int64_t order_ = 0;
+  std::string op_type_, domain_, name_, doc_string_;
+  std::vector<Value*> inputs_, outputs_;
+  std::vector<Attribute> attrs_;
+  Graph* graph_ = nullptr;
+  bool deleted_ = false;
+  std::list<std::unique_ptr<Node>>::iterator self_;
+};
+
+}  // namespace kiln

@@ -1,0 +1,87 @@
+// A constant tensor: element type, dims, and bytes shared through a Buffer (never copied on read). String
+// tensors hold their strings instead. Import records how ONNX stored the data (raw bytes, typed fields, or an
+// external file) so that an unoptimised round trip writes it back the same way.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "ir/buffer.h"
+#include "ir/data_type.h"
+
+namespace kiln {
+
+struct ExternalDataInfo {
+  std::string location;
+  std::vector<std::pair<std::string, std::string>> entries;  // every key/value as read, in order
+};
+
+class Tensor {
+ public:
+  enum class Storage { kRaw, kTyped, kExternal };
+
+  Tensor() = default;
+  Tensor(DataType type, std::vector<int64_t> dims, std::shared_ptr<const Buffer> data)
+      : type_(type), dims_(std::move(dims)), data_(std::move(data)) {}
+  static Tensor FromStrings(std::vector<int64_t> dims, std::vector<std::string> strings);
+  // A tensor of the given element type holding a copy of `values`' bytes.
+  template <typename T>
+  static Tensor FromVector(DataType type, std::vector<int64_t> dims, const std::vector<T>& values) {
+    return Tensor(type, std::move(dims), Buffer::Copy(std::as_bytes(std::span<const T>(values))));
+  }
+
+  DataType type() const { return type_; }
+  const std::vector<int64_t>& dims() const { return dims_; }
+  // Number of elements (product of dims; 1 for a scalar).
+  int64_t num_elements() const;
+  // Bytes the dims and type call for; nullopt when it overflows.
+  std::optional<uint64_t> expected_bytes() const;
+
+  std::span<const std::byte> bytes() const { return data_ ? data_->bytes() : std::span<const std::byte>(); }
+  const std::shared_ptr<const Buffer>& buffer() const { return data_; }
+  template <typename T>
+  std::span<const T> values() const {
+    auto b = bytes();
+    return {reinterpret_cast<const T*>(b.data()), b.size() / sizeof(T)};
+  }
+  const std::vector<std::string>& strings() const { return strings_; }
+  // Bytes held by this tensor (string payloads included).
+  uint64_t byte_size() const;
+
+  const std::string& name() const { return name_; }
+  void set_name(std::string n) { name_ = std::move(n); }
+  const std::string& doc_string() const { return doc_string_; }
+  void set_doc_string(std::string d) { doc_string_ = std::move(d); }
+  Storage storage() const { return storage_; }
+  void set_storage(Storage s) { storage_ = s; }
+  const std::optional<ExternalDataInfo>& external() const { return external_; }
+  void set_external(std::optional<ExternalDataInfo> e) { external_ = std::move(e); }
+  // ONNX's deprecated `segment` field, kept verbatim when present.
+  std::optional<std::pair<int64_t, int64_t>> segment;
+
+  // Same type, dims and bytes (names and storage form are not compared).
+  bool SameValue(const Tensor& o) const;
+
+ private:
+  DataType type_ = DataType::kUndefined;
+  std::vector<int64_t> dims_;
+  std::shared_ptr<const Buffer> data_;
+  std::vector<std::string> strings_;
+  std::string name_, doc_string_;
+  Storage storage_ = Storage::kRaw;
+  std::optional<ExternalDataInfo> external_;
+};
+
+// ONNX's SparseTensorProto: values, COO indices and the dense shape.
+struct SparseTensor {
+  Tensor values;
+  Tensor indices;
+  std::vector<int64_t> dims;
+};
+
+}  // namespace kiln

@@ -1,0 +1,68 @@
+// A value (an edge): a graph input, an initializer, or a node's output. It knows its producer, its consumers
+// (including nodes inside subgraphs that read it from an outer scope) and its type.
+#pragma once
+
+#include <cstdint>
+#include <list>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ir/tensor.h"
+#include "ir/type.h"
+
+namespace kiln {
+
+class Graph;
+class Node;
+
+struct Use {
+  Node* node;
+  uint32_t slot;  // input index on `node`
+  bool operator==(const Use&) const = default;
+};
+
+class Value {
+ public:
+  const std::string& name() const { return name_; }
+  const Type& type() const { return type_; }
+  void SetType(Type t);  // journaled
+  DataType elem_type() const { return type_.elem; }
+
+  Node* producer() const { return producer_; }
+  uint32_t producer_output() const { return producer_output_; }
+  const std::vector<Use>& uses() const { return uses_; }
+  bool has_uses() const { return !uses_.empty() || graph_output_refs_ > 0; }
+  Graph* graph() const { return graph_; }
+
+  // Initializer data, shared; null unless the value is an initializer.
+  const std::shared_ptr<const Tensor>& initializer() const { return initializer_; }
+  const std::shared_ptr<const SparseTensor>& sparse_initializer() const { return sparse_initializer_; }
+  bool is_initializer() const { return initializer_ != nullptr || sparse_initializer_ != nullptr; }
+  bool is_graph_input() const { return graph_input_refs_ > 0; }
+  bool is_graph_output() const { return graph_output_refs_ > 0; }
+  bool is_deleted() const { return deleted_; }
+
+  // Kept for round trips: whether the model declared this value in value_info, and its doc string.
+  bool in_value_info = false;
+  std::string doc_string;
+
+ private:
+  friend class Graph;
+  friend class Node;
+  friend class Model;
+
+  std::string name_;
+  Type type_;
+  Graph* graph_ = nullptr;
+  Node* producer_ = nullptr;
+  uint32_t producer_output_ = 0;
+  std::vector<Use> uses_;
+  std::shared_ptr<const Tensor> initializer_;
+  std::shared_ptr<const SparseTensor> sparse_initializer_;
+  uint32_t graph_input_refs_ = 0, graph_output_refs_ = 0;
+  bool deleted_ = false;
+  std::list<std::unique_ptr<Value>>::iterator self_;
+};
+
+}  // namespace kiln

@@ -1,0 +1,29 @@
+// Reading ONNX external data safely: a location must stay inside the model's directory, every file is mapped
+// once and shared by the tensors that live in it, and offset and length are checked against the file's size
+// before any tensor points into it.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+
+#include "ir/buffer.h"
+#include "ir/tensor.h"
+
+namespace kiln {
+
+class ExternalDataReader {
+ public:
+  // `model_name` is used in messages; `base_dir` is the model's directory ("" refuses all external data).
+  ExternalDataReader(std::string model_name, std::string base_dir)
+      : model_name_(std::move(model_name)), base_dir_(std::move(base_dir)) {}
+
+  // The bytes of a tensor stored externally, `expected` bytes long when known (0 when the element size is not).
+  std::shared_ptr<const Buffer> Read(const ExternalDataInfo& info, uint64_t expected, const std::string& where);
+
+ private:
+  std::string model_name_, base_dir_;
+  std::map<std::string, std::shared_ptr<const Buffer>> files_;
+};
+
+}  // namespace kiln

@@ -1,0 +1,178 @@
+#include "onnx/onnx_export.h"
+
+#include <filesystem>
+#include <limits>
+#include <memory>
+#include <unordered_set>
+
+#include <onnx/onnx_pb.h>
+
+#include "ir/topo_order.h"
+#include "onnx/proto_convert.h"
+#include "support/atomic_file.h"
+#include "support/error.h"
+
+namespace kiln {
+namespace {
+
+class Exporter {
+ public:
+  explicit Exporter(const ExternalSink* sink) : sink_(sink) {}
+
+  void ExportGraph(const Graph& g, onnx::GraphProto* gp) {
+    if (!g.name().empty()) gp->set_name(g.name());
+    if (!g.doc_string().empty()) gp->set_doc_string(g.doc_string());
+    TopoResult topo = TopologicalOrder(g);
+    if (!topo.cycle_nodes.empty())
+      throw InternalError("graph '" + g.name() + "' became cyclic at node '" + topo.cycle_nodes[0]->name() + "'");
+    for (Node* n : topo.order) ExportNode(*n, gp->add_node());
+    for (Value* v : g.initializers()) TensorToProto(*v->initializer(), gp->add_initializer(), sink_);
+    for (Value* v : g.sparse_initializers()) {
+      const SparseTensor& st = *v->sparse_initializer();
+      auto* sp = gp->add_sparse_initializer();
+      TensorToProto(st.values, sp->mutable_values(), nullptr);
+      TensorToProto(st.indices, sp->mutable_indices(), nullptr);
+      for (int64_t d : st.dims) sp->add_dims(d);
+    }
+    for (Value* v : g.inputs()) ExportValueInfo(*v, gp->add_input());
+    for (Value* v : g.outputs()) ExportValueInfo(*v, gp->add_output());
+    std::unordered_set<const Value*> written;
+    for (Value* v : g.value_infos()) {
+      if (v->is_deleted()) continue;
+      ExportValueInfo(*v, gp->add_value_info());
+      written.insert(v);
+    }
+    // Values a pass typed (shape inference) but the input did not declare.
+    for (Node* n : topo.order)
+      for (Value* v : n->outputs())
+        if (v && v->type().kind != Type::Kind::kNone && !v->is_graph_output() && !written.count(v))
+          ExportValueInfo(*v, gp->add_value_info());
+    for (const TensorAnnotation& a : g.quantization_annotation) {
+      auto* qa = gp->add_quantization_annotation();
+      qa->set_tensor_name(a.tensor_name);
+      for (const auto& [k, val] : a.quant_parameter_tensor_names) {
+        auto* e = qa->add_quant_parameter_tensor_names();
+        e->set_key(k);
+        e->set_value(val);
+      }
+    }
+  }
+
+ private:
+  void ExportValueInfo(const Value& v, onnx::ValueInfoProto* p) {
+    p->set_name(v.name());
+    if (v.type().kind != Type::Kind::kNone || !v.type().denotation.empty()) TypeToProto(v.type(), p->mutable_type());
+    if (!v.doc_string.empty()) p->set_doc_string(v.doc_string);
+  }
+
+  void ExportNode(const Node& n, onnx::NodeProto* np) {
+    for (Value* in : n.inputs()) np->add_input(in ? in->name() : std::string());
+    for (Value* out : n.outputs()) np->add_output(out ? out->name() : std::string());
+    if (!n.name().empty()) np->set_name(n.name());
+    np->set_op_type(n.op_type());
+    if (!n.domain().empty()) np->set_domain(n.domain());
+    if (!n.doc_string().empty()) np->set_doc_string(n.doc_string());
+    for (const Attribute& a : n.attributes()) ExportAttribute(a, np->add_attribute());
+  }
+
+  void ExportSparse(const SparseTensor& st, onnx::SparseTensorProto* sp) {
+    TensorToProto(st.values, sp->mutable_values(), nullptr);
+    TensorToProto(st.indices, sp->mutable_indices(), nullptr);
+    for (int64_t d : st.dims) sp->add_dims(d);
+  }
+
+  void ExportAttribute(const Attribute& a, onnx::AttributeProto* ap) {
+    ap->set_name(a.name);
+    if (a.kind_declared) ap->set_type(static_cast<onnx::AttributeProto::AttributeType>(a.kind));
+    if (!a.ref_attr_name.empty()) ap->set_ref_attr_name(a.ref_attr_name);
+    if (!a.doc_string.empty()) ap->set_doc_string(a.doc_string);
+    if (a.f) ap->set_f(*a.f);
+    if (a.i) ap->set_i(*a.i);
+    if (a.s) ap->set_s(*a.s);
+    if (a.t) TensorToProto(*a.t, ap->mutable_t(), nullptr);
+    if (a.sparse_tensor) ExportSparse(*a.sparse_tensor, ap->mutable_sparse_tensor());
+    if (a.tp) TypeToProto(*a.tp, ap->mutable_tp());
+    for (float f : a.floats) ap->add_floats(f);
+    for (int64_t i : a.ints) ap->add_ints(i);
+    for (const auto& s : a.strings) ap->add_strings(s);
+    for (const auto& t : a.tensors) TensorToProto(t, ap->add_tensors(), nullptr);
+    for (const auto& st : a.sparse_tensors) ExportSparse(st, ap->add_sparse_tensors());
+    for (const auto& tp : a.type_protos) TypeToProto(tp, ap->add_type_protos());
+    size_t first_of_list = 0;
+    if (a.has_g && !a.graphs.empty()) {
+      ExportGraph(*a.graphs[0], ap->mutable_g());
+      first_of_list = 1;
+    }
+    for (size_t i = first_of_list; i < a.graphs.size(); ++i) ExportGraph(*a.graphs[i], ap->add_graphs());
+  }
+
+  const ExternalSink* sink_;
+};
+
+onnx::ModelProto Export(const Model& m, const ExternalSink* sink) {
+  onnx::ModelProto p;
+  p.set_ir_version(m.ir_version);
+  for (const OpsetImport& o : m.opset_imports) {
+    auto* op = p.add_opset_import();
+    op->set_domain(o.domain);
+    op->set_version(o.version);
+  }
+  if (m.producer_name) p.set_producer_name(*m.producer_name);
+  if (m.producer_version) p.set_producer_version(*m.producer_version);
+  if (m.domain) p.set_domain(*m.domain);
+  if (m.model_version) p.set_model_version(*m.model_version);
+  if (m.doc_string) p.set_doc_string(*m.doc_string);
+  Exporter(sink).ExportGraph(m.graph(), p.mutable_graph());
+  for (const auto& [k, v] : m.metadata_props) {
+    auto* e = p.add_metadata_props();
+    e->set_key(k);
+    e->set_value(v);
+  }
+  for (const auto& t : m.training_info) p.add_training_info()->ParseFromString(t);
+  for (const auto& f : m.functions) p.add_functions()->ParseFromString(f);
+  return p;
+}
+
+}  // namespace
+
+onnx::ModelProto ExportModelProto(const Model& model) { return Export(model, nullptr); }
+
+void WriteModel(const Model& model, const std::string& path, const ExportOptions& options) {
+  namespace fs = std::filesystem;
+  const std::string data_name = fs::path(path).filename().string() + ".data";
+  const std::string data_path = (fs::path(path).parent_path() / data_name).string();
+  std::unique_ptr<AtomicFile> data;
+  uint64_t offset = 0;
+  ExternalSink sink = [&](const Tensor& t, onnx::TensorProto* p) {
+    bool external = options.external_data_threshold ? t.byte_size() >= *options.external_data_threshold
+                                                    : t.storage() == Tensor::Storage::kExternal;
+    if (!external) return false;
+    if (!data) data = std::make_unique<AtomicFile>(data_path);
+    auto bytes = t.bytes();
+    uint64_t pad = (64 - offset % 64) % 64;  // 64-byte alignment keeps mapped tensors aligned for SIMD loads
+    for (uint64_t i = 0; i < pad; ++i) data->stream().put('\0');
+    offset += pad;
+    data->stream().write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+    p->set_data_location(onnx::TensorProto::EXTERNAL);
+    auto add = [p](const std::string& k, const std::string& v) {
+      auto* e = p->add_external_data();
+      e->set_key(k);
+      e->set_value(v);
+    };
+    add("location", data_name);
+    add("offset", std::to_string(offset));
+    add("length", std::to_string(bytes.size()));
+    offset += bytes.size();
+    return true;
+  };
+  onnx::ModelProto proto = Export(model, &sink);
+  if (proto.ByteSizeLong() > static_cast<size_t>(std::numeric_limits<int32_t>::max()))
+    throw ModelError(path + ": the model would be over 2 GB, past protobuf's limit; pass --external-data-threshold "
+                            "(for example 1024) to keep large tensors in an external-data file");
+  AtomicFile out(path);
+  if (!proto.SerializeToOstream(&out.stream())) throw UsageError(path + ": serialization failed");
+  if (data) data->Commit();
+  out.Commit();
+}
+
+}  // namespace kiln

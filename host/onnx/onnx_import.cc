@@ -1,0 +1,285 @@
+#include "onnx/onnx_import.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <limits>
+
+#include <google/protobuf/io/coded_stream.h>
+#include <onnx/onnx_pb.h>
+
+#include "ir/topo_order.h"
+#include "onnx/external_data.h"
+#include "onnx/proto_convert.h"
+#include "support/error.h"
+
+namespace kiln {
+namespace {
+
+class Importer {
+ public:
+  Importer(Model& model, std::string name, ExternalDataReader* ext)
+      : model_(model), name_(std::move(name)), ext_(ext) {}
+
+  // Phase one: creates every value and node of `g` and, recursively, of its subgraphs.
+  void Declare(onnx::GraphProto& gp, Graph& g) {
+    const std::string where = Where(g);
+    g.set_name(gp.name());
+    g.set_doc_string(gp.doc_string());
+    for (auto& tp : *gp.mutable_initializer()) {
+      std::string tname = tp.name();
+      if (tname.empty()) throw ModelError(name_ + ": " + where + ": an initializer has no name");
+      if (g.FindValue(tname)) throw ModelError(name_ + ": " + where + ": initializer '" + tname + "' is defined twice");
+      Tensor t = TensorFromProto(std::move(tp), ext_, where + ": initializer '" + tname + "'");
+      Value* v = g.AddInitializer(std::move(t));
+      if (v->name() != tname) throw InternalError("initializer name changed on import: " + tname);
+    }
+    for (auto& sp : *gp.mutable_sparse_initializer()) {
+      std::string sname = sp.values().name();
+      if (sname.empty() || g.FindValue(sname))
+        throw ModelError(name_ + ": " + where + ": sparse initializer '" + sname + "' is unnamed or defined twice");
+      SparseTensor st;
+      st.values = TensorFromProto(std::move(*sp.mutable_values()), ext_, where + ": sparse initializer '" + sname + "'");
+      st.indices = TensorFromProto(std::move(*sp.mutable_indices()), ext_, where + ": sparse initializer '" + sname + "' indices");
+      st.dims.assign(sp.dims().begin(), sp.dims().end());
+      g.AddSparseInitializer(std::move(st));
+    }
+    for (const auto& in : gp.input()) {
+      Value* v = g.FindValue(in.name());
+      if (v == nullptr) {
+        v = g.AddInput(in.name(), TypeFromProto(in.type()));
+      } else {
+        if (!v->is_initializer())
+          throw ModelError(name_ + ": " + where + ": graph input '" + in.name() + "' is declared twice");
+        if (in.has_type()) v->SetType(TypeFromProto(in.type()));
+        g.AppendInput(v);
+      }
+      v->doc_string = in.doc_string();
+    }
+    int64_t order = 0;
+    for (auto& np : *gp.mutable_node()) {
+      std::vector<std::string> outs(np.output().begin(), np.output().end());
+      for (const auto& o : outs) {
+        if (o.empty()) continue;
+        if (Value* prior = g.FindValue(o)) {
+          std::string by = prior->producer() ? "node '" + prior->producer()->name() + "'" : std::string("an input or initializer");
+          throw ModelError(name_ + ": " + where + ": node '" + np.name() + "' (" + np.op_type() + ") writes '" + o +
+                           "', which " + by + " already defines");
+        }
+      }
+      model_.insertion_order = order++;
+      Node* n = g.AddNodeWithOutputs(np.op_type(), np.domain(), np.name(), {}, outs);
+      n->set_doc_string(np.doc_string());
+      for (auto& ap : *np.mutable_attribute()) n->SetAttribute(ImportAttribute(std::move(ap), n, where));
+      pending_.push_back({n, &np});
+    }
+  }
+
+  // Phase two: binds every node input to its value, looking through enclosing scopes.
+  void Resolve() {
+    for (auto& [n, np] : pending_) {
+      Graph& g = *n->graph();
+      n->ResizeInputs(static_cast<size_t>(np->input_size()));
+      for (int i = 0; i < np->input_size(); ++i) {
+        const std::string& in = np->input(i);
+        if (in.empty()) continue;  // an absent optional input: the slot stays null
+        Value* v = g.LookupValue(in);
+        if (v == nullptr)
+          throw ModelError(name_ + ": " + Where(g) + ": node '" + np->name() + "' (" + np->op_type() + ") reads '" + in +
+                           "', which no node, graph input or initializer defines");
+        n->SetInput(static_cast<size_t>(i), v);
+      }
+    }
+  }
+
+  void Finish(onnx::GraphProto& gp, Graph& g) {
+    const std::string where = Where(g);
+    for (const auto& out : gp.output()) {
+      Value* v = g.LookupValue(out.name());
+      if (v == nullptr)
+        throw ModelError(name_ + ": " + where + ": graph output '" + out.name() +
+                         "' is not produced by any node, graph input or initializer");
+      if (out.has_type()) {
+        if (v->graph() == &g) v->SetType(TypeFromProto(out.type()));
+      }
+      if (!out.doc_string().empty()) v->doc_string = out.doc_string();
+      g.AppendOutput(v);
+    }
+    for (const auto& vi : gp.value_info()) {
+      Value* v = g.FindValue(vi.name());
+      if (v == nullptr) v = g.AddValue(vi.name());  // value_info naming nothing: kept as written
+      if (vi.has_type()) v->SetType(TypeFromProto(vi.type()));
+      if (!vi.doc_string().empty()) v->doc_string = vi.doc_string();
+      g.AppendValueInfo(v);
+    }
+    for (const auto& qa : gp.quantization_annotation()) {
+      TensorAnnotation a;
+      a.tensor_name = qa.tensor_name();
+      for (const auto& kv : qa.quant_parameter_tensor_names()) a.quant_parameter_tensor_names.emplace_back(kv.key(), kv.value());
+      g.quantization_annotation.push_back(std::move(a));
+    }
+  }
+
+  void FinishAll(onnx::GraphProto& top) {
+    Finish(top, model_.graph());
+    for (auto& [gp, g] : subgraphs_) Finish(*gp, *g);
+  }
+
+  // Each graph must be acyclic (subgraph reads of outer values count as edges of the node holding them).
+  void CheckAcyclic(const Graph& g) {
+    TopologicalOrderOrThrow(g, name_ + ": " + Where(g));
+    for (const auto& n : g.nodes())
+      for (Graph* sub : n->subgraphs()) CheckAcyclic(*sub);
+  }
+
+  void DeclareSubgraphs() {
+    // Subgraphs are declared after their parent so that outer names exist when Resolve runs.
+    for (size_t i = 0; i < subgraphs_.size(); ++i) Declare(*subgraphs_[i].first, *subgraphs_[i].second);
+  }
+
+ private:
+  std::string Where(const Graph& g) const {
+    if (g.owner_node() == nullptr) return "graph '" + g.name() + "'";
+    const Node* owner = g.owner_node();
+    return "subgraph '" + g.name() + "' of node '" + owner->name() + "' (" + owner->op_type() + ")";
+  }
+
+  Attribute ImportAttribute(onnx::AttributeProto&& ap, Node* n, const std::string& where) {
+    Attribute a;
+    a.name = ap.name();
+    a.kind = static_cast<AttrKind>(ap.type());
+    a.kind_declared = ap.has_type();
+    a.ref_attr_name = ap.ref_attr_name();
+    a.doc_string = ap.doc_string();
+    const std::string at = where + ": node '" + n->name() + "' attribute '" + a.name + "'";
+    if (ap.has_f()) a.f = ap.f();
+    if (ap.has_i()) a.i = ap.i();
+    if (ap.has_s()) a.s = std::move(*ap.mutable_s());
+    if (ap.has_t()) a.t = TensorFromProto(std::move(*ap.mutable_t()), ext_, at);
+    if (ap.has_sparse_tensor()) {
+      SparseTensor st;
+      st.values = TensorFromProto(std::move(*ap.mutable_sparse_tensor()->mutable_values()), ext_, at);
+      st.indices = TensorFromProto(std::move(*ap.mutable_sparse_tensor()->mutable_indices()), ext_, at);
+      st.dims.assign(ap.sparse_tensor().dims().begin(), ap.sparse_tensor().dims().end());
+      a.sparse_tensor = std::move(st);
+    }
+    if (ap.has_tp()) a.tp = TypeFromProto(ap.tp());
+    a.floats.assign(ap.floats().begin(), ap.floats().end());
+    a.ints.assign(ap.ints().begin(), ap.ints().end());
+    for (auto& s : *ap.mutable_strings()) a.strings.push_back(std::move(s));
+    for (auto& t : *ap.mutable_tensors()) a.tensors.push_back(TensorFromProto(std::move(t), ext_, at));
+    for (auto& sp : *ap.mutable_sparse_tensors()) {
+      SparseTensor st;
+      st.values = TensorFromProto(std::move(*sp.mutable_values()), ext_, at);
+      st.indices = TensorFromProto(std::move(*sp.mutable_indices()), ext_, at);
+      st.dims.assign(sp.dims().begin(), sp.dims().end());
+      a.sparse_tensors.push_back(std::move(st));
+    }
+    for (const auto& tp : ap.type_protos()) a.type_protos.push_back(TypeFromProto(tp));
+    if (ap.has_g()) {
+      a.has_g = true;
+      a.graphs.push_back(NewSubgraph(ap.mutable_g(), n));
+    }
+    for (auto& gp : *ap.mutable_graphs()) a.graphs.push_back(NewSubgraph(&gp, n));
+    return a;
+  }
+
+  std::unique_ptr<Graph> NewSubgraph(onnx::GraphProto* gp, Node* owner) {
+    auto g = std::make_unique<Graph>(&model_, owner->graph(), owner);
+    subgraphs_.emplace_back(gp, g.get());
+    return g;
+  }
+
+  struct Pending {
+    Node* node;
+    onnx::NodeProto* proto;
+  };
+
+  Model& model_;
+  std::string name_;
+  ExternalDataReader* ext_;
+  std::vector<Pending> pending_;
+  std::vector<std::pair<onnx::GraphProto*, Graph*>> subgraphs_;
+};
+
+std::string ReadWholeFile(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  auto st = fs::status(path, ec);
+  if (ec || !fs::exists(st)) throw ModelError(path + ": no such file");
+  if (fs::is_directory(st)) throw ModelError(path + ": is a directory, not a model file");
+  if (!fs::is_regular_file(st)) throw ModelError(path + ": not a regular file");
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw ModelError(path + ": cannot open: " + std::strerror(errno));
+  struct stat sb {};
+  ::fstat(fd, &sb);
+  std::string bytes(static_cast<size_t>(sb.st_size), '\0');
+  size_t done = 0;
+  while (done < bytes.size()) {
+    ssize_t r = ::read(fd, bytes.data() + done, bytes.size() - done);
+    if (r <= 0) {
+      int err = errno;
+      ::close(fd);
+      throw ModelError(path + ": read failed: " + (r == 0 ? std::string("unexpected end of file") : std::strerror(err)));
+    }
+    done += static_cast<size_t>(r);
+  }
+  ::close(fd);
+  return bytes;
+}
+
+}  // namespace
+
+std::unique_ptr<Model> ImportModel(onnx::ModelProto&& proto, const std::string& name, const std::string& base_dir) {
+  if (!proto.has_graph())
+    throw ModelError(name + ": not an ONNX model (no graph); is this the right file?");
+  if (proto.ir_version() <= 0)
+    throw ModelError(name + ": not an ONNX model (ir_version " + std::to_string(proto.ir_version()) + ")");
+  auto model = std::make_unique<Model>();
+  model->source_path = name;
+  model->ir_version = proto.ir_version();
+  for (const auto& o : proto.opset_import()) model->opset_imports.push_back({o.domain(), o.version()});
+  if (proto.has_producer_name()) model->producer_name = proto.producer_name();
+  if (proto.has_producer_version()) model->producer_version = proto.producer_version();
+  if (proto.has_domain()) model->domain = proto.domain();
+  if (proto.has_doc_string()) model->doc_string = proto.doc_string();
+  if (proto.has_model_version()) model->model_version = proto.model_version();
+  for (const auto& kv : proto.metadata_props()) model->metadata_props.emplace_back(kv.key(), kv.value());
+  for (const auto& f : proto.functions()) model->functions.push_back(f.SerializeAsString());
+  for (const auto& t : proto.training_info()) model->training_info.push_back(t.SerializeAsString());
+
+  ExternalDataReader ext(name, base_dir);
+  Importer imp(*model, name, &ext);
+  imp.Declare(*proto.mutable_graph(), model->graph());
+  imp.DeclareSubgraphs();
+  imp.Resolve();
+  imp.FinishAll(*proto.mutable_graph());
+  imp.CheckAcyclic(model->graph());
+  model->insertion_order = std::numeric_limits<int64_t>::max() / 2;
+  return model;
+}
+
+std::unique_ptr<Model> LoadModelFromBytes(std::string_view bytes, const std::string& name, const std::string& base_dir) {
+  if (bytes.empty()) throw ModelError(name + ": the file is empty");
+  onnx::ModelProto proto;
+  google::protobuf::io::CodedInputStream in(reinterpret_cast<const uint8_t*>(bytes.data()), static_cast<int>(bytes.size()));
+  in.SetTotalBytesLimit(std::numeric_limits<int>::max());
+  if (bytes.size() > static_cast<size_t>(std::numeric_limits<int>::max()))
+    throw ModelError(name + ": over 2 GB; large models must keep their weights in external data");
+  if (!proto.ParseFromCodedStream(&in) || !in.ConsumedEntireMessage())
+    throw ModelError(name + ": not a valid ONNX protobuf (truncated or corrupt)");
+  return ImportModel(std::move(proto), name, base_dir);
+}
+
+std::unique_ptr<Model> LoadModel(const std::string& path) {
+  std::string bytes = ReadWholeFile(path);
+  std::string dir = std::filesystem::path(path).parent_path().string();
+  if (dir.empty()) dir = ".";
+  return LoadModelFromBytes(bytes, path, dir);
+}
+
+}  // namespace kiln
