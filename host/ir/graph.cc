@@ -261,6 +261,23 @@ void Graph::SetInitializer(Value* v, std::shared_ptr<const Tensor> t) {
   v->initializer_ = std::move(t);
 }
 
+void Graph::ConvertToInitializer(Value* v, std::shared_ptr<const Tensor> t) {
+  Node* p = v->producer_;
+  if (p == nullptr) throw InternalError("ConvertToInitializer: '" + v->name() + "' has no producer");
+  uint32_t slot = v->producer_output_;
+  Value* fresh = NewValue(FreshName(v->name() + "_unused"));
+  fresh->producer_ = p;
+  fresh->producer_output_ = slot;
+  p->outputs_[slot] = fresh;
+  v->producer_ = nullptr;
+  Journal& j = model_->journal();
+  if (j.active()) j.Record([p, slot, v] {
+      p->outputs_[slot] = v;
+      v->producer_ = p;
+    });
+  SetInitializer(v, std::move(t));
+}
+
 Value* Graph::AddSparseInitializer(SparseTensor t) {
   std::string name = t.values.name();
   if (name.empty() || model_->IsNameUsed(name)) name = FreshName(name.empty() ? "sparse_const" : name);

@@ -84,6 +84,9 @@ class Graph {
   Value* AddInitializer(Tensor t);
   // Makes `v` (which has no producer) an initializer holding `t`, or replaces its data.
   void SetInitializer(Value* v, std::shared_ptr<const Tensor> t);
+  // Turns a node's output into an initializer holding `t`, keeping its name and consumers; the node gets a fresh
+  // unused value in that output slot.
+  void ConvertToInitializer(Value* node_output, std::shared_ptr<const Tensor> t);
   const std::vector<Value*>& sparse_initializers() const { return sparse_initializers_; }
   Value* AddSparseInitializer(SparseTensor t);
   std::vector<TensorAnnotation> quantization_annotation;

@@ -26,7 +26,11 @@ class Exporter {
     if (!topo.cycle_nodes.empty())
       throw InternalError("graph '" + g.name() + "' became cyclic at node '" + topo.cycle_nodes[0]->name() + "'");
     for (Node* n : topo.order) ExportNode(*n, gp->add_node());
-    for (Value* v : g.initializers()) TensorToProto(*v->initializer(), gp->add_initializer(), sink_);
+    for (Value* v : g.initializers()) {
+      auto* tp = gp->add_initializer();
+      TensorToProto(*v->initializer(), tp, sink_);
+      tp->set_name(v->name());
+    }
     for (Value* v : g.sparse_initializers()) {
       const SparseTensor& st = *v->sparse_initializer();
       auto* sp = gp->add_sparse_initializer();

@@ -1,0 +1,81 @@
+#include "driver/graph_fingerprint.h"
+
+#include <cstring>
+#include <functional>
+#include <string_view>
+#include <unordered_map>
+
+#include "ir/graph.h"
+#include "ir/topo_order.h"
+
+namespace kiln {
+namespace {
+
+uint64_t Mix(uint64_t h, uint64_t v) {
+  // boost::hash_combine's mixing on 64 bits.
+  return h ^ (v + 0x9e3779b97f4a7c15ULL + (h << 12) + (h >> 4));
+}
+
+uint64_t Str(std::string_view s) { return std::hash<std::string_view>{}(s); }
+
+uint64_t TensorHash(const Tensor& t) {
+  uint64_t h = Mix(Str("tensor"), static_cast<uint64_t>(t.type()));
+  for (int64_t d : t.dims()) h = Mix(h, static_cast<uint64_t>(d));
+  auto b = t.bytes();
+  // Size plus a sample of the bytes: cheap on large weights, and exact on the small constants passes create.
+  h = Mix(h, b.size());
+  size_t step = b.size() > 4096 ? b.size() / 512 : 1;
+  for (size_t i = 0; i < b.size(); i += step) h = Mix(h, static_cast<uint64_t>(b[i]));
+  for (const auto& s : t.strings()) h = Mix(h, Str(s));
+  return h;
+}
+
+uint64_t AttrHash(const Attribute& a) {
+  uint64_t h = Mix(Str(a.name), static_cast<uint64_t>(a.kind));
+  if (a.i) h = Mix(h, static_cast<uint64_t>(*a.i));
+  if (a.f) {
+    uint32_t bits;
+    std::memcpy(&bits, &*a.f, sizeof bits);
+    h = Mix(h, bits);
+  }
+  if (a.s) h = Mix(h, Str(*a.s));
+  if (a.t) h = Mix(h, TensorHash(*a.t));
+  for (int64_t v : a.ints) h = Mix(h, static_cast<uint64_t>(v));
+  for (float f : a.floats) {
+    uint32_t bits;
+    std::memcpy(&bits, &f, sizeof bits);
+    h = Mix(h, bits);
+  }
+  for (const auto& s : a.strings) h = Mix(h, Str(s));
+  for (const auto& g : a.graphs) h = Mix(h, StructuralFingerprint(*g));
+  return h;
+}
+
+}  // namespace
+
+uint64_t StructuralFingerprint(const Graph& g) {
+  std::unordered_map<const Value*, uint64_t> value_hash;
+  auto hash_of = [&](const Value* v) -> uint64_t {
+    if (v == nullptr) return 0;
+    auto it = value_hash.find(v);
+    if (it != value_hash.end()) return it->second;
+    // Graph inputs and outer values by name (they do not change); constants by content.
+    uint64_t h = v->initializer() ? TensorHash(*v->initializer()) : Str(v->name());
+    value_hash.emplace(v, h);
+    return h;
+  };
+  uint64_t total = 0;
+  TopoResult topo = TopologicalOrder(g);
+  for (const Node* n : topo.order) {
+    uint64_t h = Mix(Str(n->op_type()), Str(n->domain()));
+    for (const Attribute& a : n->attributes()) h = Mix(h, AttrHash(a));
+    for (const Value* in : n->inputs()) h = Mix(h, hash_of(in));
+    for (size_t i = 0; i < n->num_outputs(); ++i)
+      if (const Value* out = n->output(i)) value_hash[out] = Mix(h, i + 1);
+    total += h;  // a sum: the order nodes are stored in does not matter
+  }
+  for (const Value* out : g.outputs()) total = Mix(total, hash_of(out));
+  return Mix(total, topo.cycle_nodes.size());
+}
+
+}  // namespace kiln

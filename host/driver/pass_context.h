@@ -1,0 +1,49 @@
+// What a running pass may ask of the driver: re-pass requests, counters and its logger. One context serves one
+// pass call; the driver reads the requests after the call returns (and drops them if the call failed).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <spdlog/logger.h>
+
+namespace kiln {
+
+class Model;
+class Node;
+
+class PassContext {
+ public:
+  PassContext(Model& model, std::shared_ptr<spdlog::logger> log) : model_(model), log_(std::move(log)) {}
+
+  Model& model() { return model_; }
+  spdlog::logger& log() { return *log_; }
+
+  // Visit `n` again after the nodes already queued.
+  void RequestRepass(Node* n) { repass_.push_back(n); }
+  // Visit `n` next, before anything else queued.
+  void RequestImmediateRepass(Node* n) { immediate_.push_back(n); }
+  // Adds to a named counter of the running pass ("nodes_folded"); the report lists them.
+  void AddCounter(std::string_view name, int64_t delta) { counters_[std::string(name)] += delta; }
+
+  // ---- read by the driver
+  std::vector<Node*>& repass_requests() { return repass_; }
+  std::vector<Node*>& immediate_requests() { return immediate_; }
+  std::map<std::string, int64_t>& counters() { return counters_; }
+  void ClearRequests() {
+    repass_.clear();
+    immediate_.clear();
+  }
+
+ private:
+  Model& model_;
+  std::shared_ptr<spdlog::logger> log_;
+  std::vector<Node*> repass_, immediate_;
+  std::map<std::string, int64_t> counters_;
+};
+
+}  // namespace kiln

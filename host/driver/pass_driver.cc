@@ -1,0 +1,313 @@
+#include "driver/pass_driver.h"
+
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+#include <deque>
+#include <set>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "driver/graph_fingerprint.h"
+#include "driver/pass_context.h"
+#include "ir/model.h"
+#include "ir/topo_order.h"
+#include "support/error.h"
+#include "support/logging.h"
+#include "verify/verifier.h"
+
+namespace kiln {
+namespace {
+
+std::string NodeLabel(const Node& n) { return "'" + n.name() + "' (" + n.op_type() + ")"; }
+
+std::string JoinNames(const std::set<std::string>& names) {
+  std::string s;
+  for (const auto& n : names) s += (s.empty() ? "" : ", ") + n;
+  return s;
+}
+
+// Producers in `g` that `n` waits for: those of its inputs and of the outer values its subgraphs read.
+template <typename Fn>
+void ForEachProducer(const Graph& g, const Node& n, Fn&& fn) {
+  for (const Value* v : n.inputs())
+    if (v && v->producer() && v->graph() == &g) fn(v->producer());
+  for (const Graph* sub : n.subgraphs())
+    for (const auto& inner : sub->nodes()) ForEachProducer(g, *inner, fn);
+}
+
+}  // namespace
+
+// One walk over one graph.
+class PassDriver::Walk {
+ public:
+  Walk(PassDriver& d, Graph& g, const std::vector<NodePass*>& passes, const std::vector<NodePass*>& after_walk,
+       std::vector<PassContext>& contexts)
+      : d_(d), g_(g), passes_(passes), after_walk_(after_walk), contexts_(contexts) {}
+
+  bool Run() {
+    start_nodes_ = g_.num_nodes();
+    Sweep();
+    size_t rounds = 0;
+    for (;;) {
+      while (!queue_.empty()) {
+        Node* n = queue_.front();
+        queue_.pop_front();
+        queued_.erase(n);
+        if (!n->is_deleted() && n->graph() == &g_) Visit(*n);
+      }
+      if (Sweep()) continue;
+      if (!FinishGraph()) break;
+      if (++rounds > 1000) throw InternalError("rewrite cycle: the after-walk hooks of " + AllPassNames() +
+                                               " keep handing back nodes (1000 rounds)");
+    }
+    return changed_;
+  }
+
+ private:
+  // Queues every unvisited node whose producers have all been visited: the sources at the start, and later any
+  // node a pass created that no visit reached.
+  bool Sweep() {
+    bool any = false;
+    for (Node* n : TopologicalOrder(g_).order) {
+      if (seen_.count(n) || queued_.count(n) || !ProducersSeen(*n)) continue;
+      Enqueue(n, false);
+      any = true;
+    }
+    return any;
+  }
+
+  bool ProducersSeen(const Node& n) const {
+    bool all = true;
+    ForEachProducer(g_, n, [&](Node* p) { all = all && (seen_.count(p) != 0 || p->is_deleted()); });
+    return all;
+  }
+
+  void Enqueue(Node* n, bool front) {
+    if (n->is_deleted() || n->graph() != &g_) return;
+    if (queued_.count(n)) {
+      if (!front) return;
+      queue_.erase(std::find(queue_.begin(), queue_.end(), n));
+    }
+    queued_.insert(n);
+    if (front) queue_.push_front(n);
+    else queue_.push_back(n);
+  }
+
+  void Visit(Node& n) {
+    bool first = seen_.insert(&n).second;
+    if (first && n.has_subgraphs()) {
+      for (Graph* sub : n.subgraphs()) changed_ |= Walk(d_, *sub, passes_, after_walk_, contexts_).Run();
+    }
+    for (size_t i = 0; i < passes_.size(); ++i) {
+      if (n.is_deleted()) break;
+      if (!passes_[i]->runs_on_nodes()) continue;
+      bool changed = Call(*passes_[i], contexts_[i], [&] { return passes_[i]->Run(n, contexts_[i]); }, &n);
+      if (changed) NoteChange(passes_[i]->name());
+    }
+    if (++d_.visits_ % 4096 == 0 && d_.options_.progress) d_.options_.progress(d_.visits_);
+    if (!n.is_deleted()) {
+      ForEachDependent(g_, &n, [&](Node* c) {
+        if (!seen_.count(c) && ProducersSeen(*c)) Enqueue(c, false);
+      });
+    }
+    // Re-pass requests go after the consumers just queued; immediate ones in front of everything.
+    for (size_t i = 0; i < passes_.size(); ++i) TakeRequests(*passes_[i], contexts_[i]);
+  }
+
+  template <typename Fn>
+  bool Call(NodePass& pass, PassContext& ctx, Fn&& fn, Node* node) {
+    PassStats& st = d_.StatsFor(pass.name());
+    Journal& j = d_.model_.journal();
+    if (node) d_.model_.insertion_order = node->order();
+    auto t0 = std::chrono::steady_clock::now();
+    bool changed = false;
+    j.Begin();
+    try {
+      changed = fn();
+      j.Commit();
+    } catch (const std::exception& e) {
+      j.Rollback();
+      ctx.ClearRequests();
+      ++st.failures;
+      std::string where = node ? "on node " + NodeLabel(*node) : "after the walk of graph '" + g_.name() + "'";
+      std::string msg = "pass " + pass.name() + " failed " + where + ": " + e.what();
+      if (d_.options_.strict) {
+        auto* ke = dynamic_cast<const Error*>(&e);
+        throw Error(ke ? ke->code() : ExitCode::kInternal, msg + " (stopped: --strict)");
+      }
+      Logger("driver")->warn("{}; its change was rolled back and the compile goes on", msg);
+    }
+    st.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (node) ++st.runs;
+    if (changed) {
+      ++st.changes;
+      if (d_.options_.verify_each && node) {
+        auto issues = VerifyNode(*node);
+        if (!issues.empty())
+          throw InternalError("verification failed after pass " + pass.name() + " on node " + NodeLabel(*node) +
+                              ": " + issues[0].message);
+      }
+    }
+    return changed;
+  }
+
+  void TakeRequests(NodePass& pass, PassContext& ctx) {
+    auto& imm = ctx.immediate_requests();
+    for (auto it = imm.rbegin(); it != imm.rend(); ++it) Repass(*it, pass.name(), true);
+    for (Node* n : ctx.repass_requests()) Repass(n, pass.name(), false);
+    ctx.ClearRequests();
+  }
+
+  void Repass(Node* n, const std::string& by, bool immediate) {
+    if (n->is_deleted() || n->graph() != &g_) return;
+    auto& count = repass_count_[n];
+    requested_by_[n].insert(by);
+    if (++count > d_.options_.max_repass_per_node)
+      throw InternalError("rewrite cycle: node " + NodeLabel(*n) + " was re-passed " + std::to_string(count - 1) +
+                          " times without settling; re-pass requested by " + JoinNames(requested_by_[n]));
+    // A node not yet visited will be visited anyway, unless an immediate re-pass asks for it now.
+    if (!seen_.count(n) && !immediate) return;
+    Enqueue(n, immediate);
+  }
+
+  void NoteChange(const std::string& pass) {
+    changed_ = true;
+    ++changes_;
+    recent_.push_back(pass);
+    if (recent_.size() > 256) recent_.pop_front();
+    if (changes_ > 10 * start_nodes_ + 1000)
+      throw InternalError("rewrite cycle: " + std::to_string(changes_) + " rewrites on " +
+                          std::to_string(start_nodes_) + " nodes without reaching a fixed point; recent rewrites by " +
+                          JoinNames({recent_.begin(), recent_.end()}));
+    if (changes_ <= 2 * start_nodes_ + 100) return;
+    // Suspicious amount of work: look for a graph state seen before.
+    uint64_t fp = StructuralFingerprint(g_);
+    auto [it, inserted] = states_.emplace(fp, history_.size());
+    history_.push_back(pass);
+    if (!inserted) {
+      std::set<std::string> involved(history_.begin() + static_cast<ptrdiff_t>(it->second) + 1, history_.end());
+      throw InternalError("rewrite cycle: graph '" + g_.name() + "' came back to an earlier state after " +
+                          std::to_string(history_.size() - it->second - 1) + " rewrites by " + JoinNames(involved));
+    }
+  }
+
+  bool FinishGraph() {
+    std::vector<NodePass*> all = passes_;
+    all.insert(all.end(), after_walk_.begin(), after_walk_.end());
+    bool requeued = false;
+    for (size_t i = 0; i < all.size(); ++i) {
+      PassContext& ctx = contexts_[i];
+      bool changed = Call(*all[i], ctx, [&] { return all[i]->OnFinishGraph(g_, ctx); }, nullptr);
+      size_t before = queue_.size();
+      TakeRequestsAfterWalk(*all[i], ctx);
+      requeued |= queue_.size() > before;
+      if (changed) {
+        NoteChange(all[i]->name());
+        uint64_t fp = StructuralFingerprint(g_);
+        if (!round_states_.insert(fp).second && queue_.size() > before)
+          throw InternalError("rewrite cycle: graph '" + g_.name() + "' came back to an earlier state in the "
+                              "after-walk hook of " + all[i]->name());
+      }
+    }
+    return requeued || Sweep();
+  }
+
+  void TakeRequestsAfterWalk(NodePass& pass, PassContext& ctx) {
+    for (Node* n : ctx.immediate_requests()) Enqueue(n, false), requested_by_[n].insert(pass.name());
+    for (Node* n : ctx.repass_requests()) Enqueue(n, false), requested_by_[n].insert(pass.name());
+    ctx.ClearRequests();
+  }
+
+  std::string AllPassNames() const {
+    std::set<std::string> s;
+    for (auto* p : passes_) s.insert(p->name());
+    for (auto* p : after_walk_) s.insert(p->name());
+    return JoinNames(s);
+  }
+
+  PassDriver& d_;
+  Graph& g_;
+  const std::vector<NodePass*>& passes_;
+  const std::vector<NodePass*>& after_walk_;
+  std::vector<PassContext>& contexts_;
+  std::deque<Node*> queue_;
+  std::unordered_set<Node*> queued_, seen_;
+  std::unordered_map<Node*, size_t> repass_count_;
+  std::unordered_map<Node*, std::set<std::string>> requested_by_;
+  size_t start_nodes_ = 0, changes_ = 0;
+  bool changed_ = false;
+  std::deque<std::string> recent_;
+  std::unordered_map<uint64_t, size_t> states_;
+  std::vector<std::string> history_;
+  std::unordered_set<uint64_t> round_states_;
+};
+
+PassDriver::PassDriver(Model& model, DriverOptions options) : model_(model), options_(std::move(options)) {}
+PassDriver::~PassDriver() = default;
+
+PassStats& PassDriver::StatsFor(const std::string& name) {
+  for (auto& s : stats_)
+    if (s.name == name) return s;
+  stats_.push_back(PassStats{name});
+  return stats_.back();
+}
+
+bool PassDriver::RunNodePasses(const std::vector<NodePass*>& passes, const std::vector<NodePass*>& after_walk) {
+  std::vector<PassContext> contexts;
+  std::vector<std::string> names;
+  for (auto* p : passes) contexts.emplace_back(model_, Logger(p->name())), names.push_back(p->name());
+  for (auto* p : after_walk) contexts.emplace_back(model_, Logger(p->name())), names.push_back(p->name());
+  bool changed = Walk(*this, model_.graph(), passes, after_walk, contexts).Run();
+  for (size_t i = 0; i < names.size(); ++i)
+    for (const auto& [k, v] : contexts[i].counters()) StatsFor(names[i]).counters[k] += v;
+  model_.CollectGarbage();
+  if (options_.verify_each) VerifyModelOrThrow(model_, "after the walk of " + JoinNames({names.begin(), names.end()}));
+  if (options_.after_step) options_.after_step(names);
+  return changed;
+}
+
+namespace {
+
+bool RunOnGraphTree(GraphPass& pass, Graph& g, PassContext& ctx) {
+  bool changed = false;
+  std::vector<Graph*> subs;
+  for (const auto& n : g.nodes())
+    for (Graph* s : n->subgraphs()) subs.push_back(s);
+  for (Graph* s : subs) changed |= RunOnGraphTree(pass, *s, ctx);
+  return pass.Run(g, ctx) || changed;
+}
+
+}  // namespace
+
+bool PassDriver::RunGraphPass(GraphPass& pass) {
+  PassStats& st = StatsFor(pass.name());
+  PassContext ctx(model_, Logger(pass.name()));
+  Journal& j = model_.journal();
+  auto t0 = std::chrono::steady_clock::now();
+  bool changed = false;
+  j.Begin();
+  try {
+    changed = RunOnGraphTree(pass, model_.graph(), ctx);
+    j.Commit();
+  } catch (const std::exception& e) {
+    j.Rollback();
+    ++st.failures;
+    std::string msg = "pass " + pass.name() + " failed: " + e.what();
+    if (options_.strict) {
+      auto* ke = dynamic_cast<const Error*>(&e);
+      throw Error(ke ? ke->code() : ExitCode::kInternal, msg + " (stopped: --strict)");
+    }
+    Logger("driver")->warn("{}; its change was rolled back and the compile goes on", msg);
+  }
+  st.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  ++st.runs;
+  if (changed) ++st.changes;
+  for (const auto& [k, v] : ctx.counters()) st.counters[k] += v;
+  model_.CollectGarbage();
+  if (options_.verify_each) VerifyModelOrThrow(model_, "after pass " + pass.name());
+  if (options_.after_step) options_.after_step({pass.name()});
+  return changed;
+}
+
+}  // namespace kiln

@@ -1,0 +1,71 @@
+// The node-pass driver, with GE's BaseNodePass semantics: a Kahn-order walk from the sources runs every pass on
+// each node; a pass may ask for a node's re-pass (after what is queued) or immediate re-pass (next); deleted
+// nodes are skipped; when nothing is queued each pass's OnFinishGraph may hand nodes back, and the walk goes on
+// until nothing is queued. A node holding subgraphs has them walked (by the driver, not the passes) before
+// the passes see the node itself. Each pass call is a transaction: a call that throws is rolled back, and the
+// compile goes on with a warning (or stops, when strict).
+//
+// Where GE caps the work at 10 x the node count and only warns, Kiln looks for the cycle: a node re-passed more
+// than `max_repass_per_node` times, or (past 2 x the node count in changes) a graph state that comes back, stops
+// the compile with an error naming the passes involved.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "driver/pass.h"
+
+namespace kiln {
+
+class Graph;
+class Model;
+
+struct PassStats {
+  std::string name;
+  uint64_t runs = 0;      // calls (node visits for a node pass)
+  uint64_t changes = 0;   // calls that changed the graph
+  uint64_t failures = 0;  // calls that threw and were rolled back
+  double seconds = 0;
+  std::map<std::string, int64_t> counters;  // the pass's own counters
+};
+
+struct DriverOptions {
+  bool verify_each = false;  // verify after every pass (locally after each changing call, fully after each walk)
+  bool strict = false;       // a failing pass call stops the compile instead of being rolled back and skipped
+  size_t max_repass_per_node = 100;
+  // Called after each walk or graph pass with the names of the passes that ran, for --dump-after.
+  std::function<void(const std::vector<std::string>& passes)> after_step;
+  // Called every few thousand node visits, for progress display.
+  std::function<void(uint64_t visits)> progress;
+};
+
+class PassDriver {
+ public:
+  PassDriver(Model& model, DriverOptions options);
+  ~PassDriver();
+
+  // One walk of these node passes over the top graph (and every subgraph). `after_walk` passes take part only
+  // through OnFinishGraph. Returns true when anything changed.
+  bool RunNodePasses(const std::vector<NodePass*>& passes, const std::vector<NodePass*>& after_walk = {});
+  // Runs a graph pass on every subgraph (innermost first) and then the top graph.
+  bool RunGraphPass(GraphPass& pass);
+
+  // Statistics per pass name, in first-run order.
+  const std::vector<PassStats>& stats() const { return stats_; }
+  uint64_t visits() const { return visits_; }
+
+ private:
+  class Walk;
+  PassStats& StatsFor(const std::string& name);
+
+  Model& model_;
+  DriverOptions options_;
+  std::vector<PassStats> stats_;
+  uint64_t visits_ = 0;
+};
+
+}  // namespace kiln

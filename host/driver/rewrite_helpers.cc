@@ -1,0 +1,63 @@
+#include "driver/rewrite_helpers.h"
+
+#include "ir/graph.h"
+#include "support/error.h"
+
+namespace kiln {
+
+void IsolateAndDeleteNode(Node& node, const std::vector<int>& io_map) {
+  Graph& g = *node.graph();
+  for (size_t k = 0; k < node.num_outputs(); ++k) {
+    Value* out = node.output(k);
+    if (out == nullptr || !out->has_uses()) continue;
+    int src = k < io_map.size() ? io_map[k] : -1;
+    Value* in = src >= 0 ? node.input(static_cast<size_t>(src)) : nullptr;
+    if (in == nullptr)
+      throw InternalError("IsolateAndDeleteNode: output '" + out->name() + "' of node '" + node.name() +
+                          "' is used but maps to no input");
+    g.ReplaceAllUsesWith(out, in);
+  }
+  std::vector<Value*> inputs(node.inputs().begin(), node.inputs().end());
+  g.RemoveNode(&node);
+  DeleteUnusedInputs(inputs);
+}
+
+std::vector<Value*> ReplaceWithConstants(Node& node, std::vector<Tensor> outputs) {
+  Graph& g = *node.graph();
+  std::vector<Value*> made(node.num_outputs(), nullptr);
+  for (size_t k = 0; k < node.num_outputs() && k < outputs.size(); ++k) {
+    Value* out = node.output(k);
+    if (out == nullptr || !out->has_uses()) continue;
+    outputs[k].set_name(out->name());
+    g.ConvertToInitializer(out, std::make_shared<const Tensor>(std::move(outputs[k])));
+    made[k] = out;
+  }
+  for (Value* out : node.outputs())
+    if (out != nullptr && out->has_uses())
+      throw InternalError("ReplaceWithConstants: no constant given for used output '" + out->name() + "'");
+  std::vector<Value*> inputs(node.inputs().begin(), node.inputs().end());
+  g.RemoveNode(&node);
+  DeleteUnusedInputs(inputs);
+  return made;
+}
+
+void DeleteUnusedInputs(const std::vector<Value*>& values) {
+  std::vector<Value*> work(values.begin(), values.end());
+  while (!work.empty()) {
+    Value* v = work.back();
+    work.pop_back();
+    if (v == nullptr || v->is_deleted() || v->has_uses() || v->is_graph_input()) continue;
+    Graph& g = *v->graph();
+    if (Node* p = v->producer()) {
+      bool all_unused = true;
+      for (Value* o : p->outputs()) all_unused = all_unused && (o == nullptr || !o->has_uses());
+      if (!all_unused) continue;
+      for (Value* in : p->inputs()) work.push_back(in);
+      g.RemoveNode(p);
+    } else if (v->is_initializer()) {
+      g.RemoveValue(v);
+    }
+  }
+}
+
+}  // namespace kiln
