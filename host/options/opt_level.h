@@ -12,7 +12,7 @@ enum class OptLevel : int { kO0 = 0, kO1 = 1, kO2 = 2, kO3 = 3 };
 
 inline constexpr int kNumOptLevels = 4;
 inline constexpr std::array<OptLevel, kNumOptLevels> kAllOptLevels = {OptLevel::kO0, OptLevel::kO1, OptLevel::kO2,
-                                                                       OptLevel::kO3};
+                                                                      OptLevel::kO3};
 
 inline std::string_view OptLevelName(OptLevel level) {
   static constexpr std::array<std::string_view, kNumOptLevels> kNames = {"O0", "O1", "O2", "O3"};

@@ -129,9 +129,10 @@ std::string OptionDef::ParseValue(std::string_view text, OptionValue& out) const
     }
   }
   if (type == OptionType::kInt || type == OptionType::kFloat) {
-    double number = type == OptionType::kInt ? static_cast<double>(std::get<std::int64_t>(value))
-                                             : std::get<double>(value);
-    if ((min && number < *min) || (max && number > *max)) return prefix + "is out of range (expected " + AllowedText() + ")";
+    double number =
+        type == OptionType::kInt ? static_cast<double>(std::get<std::int64_t>(value)) : std::get<double>(value);
+    if ((min && number < *min) || (max && number > *max))
+      return prefix + "is out of range (expected " + AllowedText() + ")";
   }
   if (checker) {
     problem = checker(value);

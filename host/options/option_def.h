@@ -47,14 +47,14 @@ using OptionChecker = std::function<std::string(const OptionValue&)>;
 struct OptionDef {
   std::string name;
   OptionType type = OptionType::kString;
-  OptLevel min_level = OptLevel::kO0;            // active at this level and every higher one
-  std::vector<std::string> allowed;              // kEnum: the allowed values, in the order they are listed
-  std::optional<double> min, max;                // kInt and kFloat: inclusive range
-  OptionChecker checker;                         // optional, runs after the type and range checks
-  std::string allowed_help;                      // describes what `checker` accepts, for listings and errors
+  OptLevel min_level = OptLevel::kO0;  // active at this level and every higher one
+  std::vector<std::string> allowed;    // kEnum: the allowed values, in the order they are listed
+  std::optional<double> min, max;      // kInt and kFloat: inclusive range
+  OptionChecker checker;               // optional, runs after the type and range checks
+  std::string allowed_help;            // describes what `checker` accepts, for listings and errors
   OptionPlaces places = kAllOptionPlaces;
   std::string help;
-  std::string owner = "host";                    // "host" or the registering plugin's name
+  std::string owner = "host";  // "host" or the registering plugin's name
 
   // Defaults as text: `base_default` applies from min_level up unless a level has its own.
   std::string base_default;

@@ -3,9 +3,8 @@
 
 #include <algorithm>
 #include <array>
-#include <utility>
-
 #include <nlohmann/json.hpp>
+#include <utility>
 
 #include "options/core_options.h"
 #include "support/error.h"
@@ -34,9 +33,8 @@ ResolvedOption ResolveLevelOption(const OptionDef& def, OptLevel level, const Op
       resolved.origin = setting->origin;
     } else {
       resolved.source = OptionSource::kPipeline;
-      resolved.note = "the pipeline's level " + std::string(OptLevelName(level)) + " was used over " + def.name +
-                      "=" + std::get<std::string>(setting->value) + " (" +
-                      std::string(OptionSourceName(named.source)) + ")";
+      resolved.note = "the pipeline's level " + std::string(OptLevelName(level)) + " was used over " + def.name + "=" +
+                      std::get<std::string>(setting->value) + " (" + std::string(OptionSourceName(named.source)) + ")";
     }
     return resolved;
   }

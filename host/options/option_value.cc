@@ -4,9 +4,8 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
-#include <sstream>
-
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 namespace kiln {
 namespace {
@@ -81,12 +80,8 @@ std::string ParseOptionText(OptionType type, std::string_view raw, OptionValue& 
       return "";
     }
     case OptionType::kString:
-    case OptionType::kEnum:
-      out = std::string(text);
-      return "";
-    case OptionType::kList:
-      out = SplitOptionList(text);
-      return "";
+    case OptionType::kEnum: out = std::string(text); return "";
+    case OptionType::kList: out = SplitOptionList(text); return "";
   }
   return "has an unknown type";
 }

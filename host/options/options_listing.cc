@@ -2,7 +2,6 @@
 #include "options/options_listing.h"
 
 #include <algorithm>
-
 #include <nlohmann/json.hpp>
 
 #include "options/nearest_name.h"

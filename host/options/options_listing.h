@@ -3,10 +3,9 @@
 // and every level is listed; with one, only the options active at it and their default there.
 #pragma once
 
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
-
-#include <nlohmann/json_fwd.hpp>
 
 #include "options/option_registry.h"
 

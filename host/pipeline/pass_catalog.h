@@ -20,9 +20,7 @@ class PassCatalog {
   virtual std::string SwitchOptionOf(std::string_view pass) const = 0;
   // Checks one `args:` entry of a pass in a pipeline file: "" when acceptable, else what is wrong and what was
   // expected ("unknown argument 'need_fod'; did you mean 'need_fold'?"). The default accepts everything.
-  virtual std::string CheckArg(std::string_view pass, std::string_view key, std::string_view value) const {
-    return "";
-  }
+  virtual std::string CheckArg(std::string_view pass, std::string_view key, std::string_view value) const { return ""; }
 };
 
 }  // namespace kiln

@@ -38,7 +38,8 @@ PassGate::PassGate(const ResolvedOptions& options, const PassCatalog& catalog) :
 }
 
 PassDecision PassGate::Decide(std::string_view pass) const {
-  if (disabled_.count(pass)) return {false, "disabled by " + std::string(kDisableOptimizationsOption) + disable_source_};
+  if (disabled_.count(pass))
+    return {false, "disabled by " + std::string(kDisableOptimizationsOption) + disable_source_};
   auto switched = switches_.find(pass);
   if (switched != switches_.end() && !switched->second) {
     return {false, "switched off by " + std::string(kOptimizationSwitchOption) + switch_source_};
@@ -47,8 +48,9 @@ PassDecision PassGate::Decide(std::string_view pass) const {
   std::string option_name = catalog_.HasPass(pass) ? catalog_.SwitchOptionOf(pass) : "";
   if (option_name.empty()) return {true, ""};
   const ResolvedOption* option = options_.Find(option_name);
-  if (!option) throw PluginError("pass " + std::string(pass) + " is switched by option " + option_name +
-                                 ", which is not registered");
+  if (!option)
+    throw PluginError("pass " + std::string(pass) + " is switched by option " + option_name +
+                      ", which is not registered");
   std::string why_off;
   if (!option->active()) {
     why_off = option_name + " is not active at " + std::string(OptLevelName(options_.level()));
@@ -59,7 +61,8 @@ PassDecision PassGate::Decide(std::string_view pass) const {
     why_off = option_name + "=false" + SourceText(*option);
   }
   if (why_off.empty()) return {true, ""};
-  if (forced_on) return {true, "switched on by " + std::string(kOptimizationSwitchOption) + switch_source_ + " over " + why_off};
+  if (forced_on)
+    return {true, "switched on by " + std::string(kOptimizationSwitchOption) + switch_source_ + " over " + why_off};
   return {false, why_off};
 }
 

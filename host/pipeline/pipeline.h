@@ -50,8 +50,8 @@ struct Pipeline {
   OptLevel level = OptLevel::kO0;
   SourcePos level_pos;
   std::string description;
-  std::vector<std::string> files;  // the file loaded first, then the file it extends, and so on
-  std::vector<PluginRef> plugins;  // the parents' plugins first, no name twice
+  std::vector<std::string> files;               // the file loaded first, then the file it extends, and so on
+  std::vector<PluginRef> plugins;               // the parents' plugins first, no name twice
   OptionLayer options{OptionPlace::kPipeline};  // defaults for `level`; origins are "file:line:column"
   std::vector<PipelineStage> stages;
   std::vector<std::string> warnings;  // "file:line:column: ..." for things accepted but suspicious

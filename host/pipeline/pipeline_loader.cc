@@ -31,7 +31,9 @@ const PipelineStage* Pipeline::FindStage(std::string_view name) const {
   return nullptr;
 }
 
-std::vector<std::string> DefaultStageNames() { return {"Prepare", "OptimizeStage1", "OptimizeStage2", "BeforeAutofuse"}; }
+std::vector<std::string> DefaultStageNames() {
+  return {"Prepare", "OptimizeStage1", "OptimizeStage2", "BeforeAutofuse"};
+}
 
 namespace {
 
@@ -75,8 +77,8 @@ class PipelineReader {
     }
     const SourcePos start{display, 1, 1};
     if (!root.IsMap()) {
-      FailAt(PosOf(ctx, root, start), "expected a pipeline (a mapping with keys " + JoinNames(kTopKeys) + "), got " +
-                                          KindName(root));
+      FailAt(PosOf(ctx, root, start),
+             "expected a pipeline (a mapping with keys " + JoinNames(kTopKeys) + "), got " + KindName(root));
     }
     CheckKeys(ctx, root, kTopKeys, "a pipeline");
 
@@ -171,7 +173,7 @@ class PipelineReader {
         FailAt(name_pos, "option " + name + " may not be set in a pipeline file (it may be set in: " +
                              JoinNames(OptionPlaceNames(def->places)) + ")");
       }
-      const YAML::Node& value = it->second;
+      const YAML::Node value = it->second;  // a copy: `it->` yields a temporary
       SourcePos value_pos = PosOf(ctx, value, name_pos);
       std::string text;
       if (value.IsSequence() && def->type == OptionType::kList) {
@@ -198,17 +200,17 @@ class PipelineReader {
 
 }  // namespace
 
-Pipeline LoadPipelineFile(const std::filesystem::path& path, const OptionRegistry& registry,
-                          const PassCatalog& catalog, const PipelineLoadOptions& options) {
+Pipeline LoadPipelineFile(const std::filesystem::path& path, const OptionRegistry& registry, const PassCatalog& catalog,
+                          const PipelineLoadOptions& options) {
   PipelineReader reader(registry, catalog, options);
   Pipeline pipeline = reader.ReadFile(path, nullptr);
   PipelineReader::WarnInactiveOptions(registry, pipeline);
   return pipeline;
 }
 
-Pipeline LoadPipelineText(std::string_view yaml, const std::string& display_name,
-                          const std::filesystem::path& base_dir, const OptionRegistry& registry,
-                          const PassCatalog& catalog, const PipelineLoadOptions& options) {
+Pipeline LoadPipelineText(std::string_view yaml, const std::string& display_name, const std::filesystem::path& base_dir,
+                          const OptionRegistry& registry, const PassCatalog& catalog,
+                          const PipelineLoadOptions& options) {
   PipelineReader reader(registry, catalog, options);
   Pipeline pipeline = reader.ReadText(std::string(yaml), display_name, base_dir, base_dir / display_name);
   PipelineReader::WarnInactiveOptions(registry, pipeline);

@@ -32,13 +32,13 @@ struct PipelineLoadOptions {
 };
 
 // Loads `path` and every file it extends.
-Pipeline LoadPipelineFile(const std::filesystem::path& path, const OptionRegistry& registry,
-                          const PassCatalog& catalog, const PipelineLoadOptions& options = {});
+Pipeline LoadPipelineFile(const std::filesystem::path& path, const OptionRegistry& registry, const PassCatalog& catalog,
+                          const PipelineLoadOptions& options = {});
 
 // Loads YAML text that did not come from a file (the embedding API): `display_name` names it in messages and
 // `extends` resolves against `base_dir`.
-Pipeline LoadPipelineText(std::string_view yaml, const std::string& display_name,
-                          const std::filesystem::path& base_dir, const OptionRegistry& registry,
-                          const PassCatalog& catalog, const PipelineLoadOptions& options = {});
+Pipeline LoadPipelineText(std::string_view yaml, const std::string& display_name, const std::filesystem::path& base_dir,
+                          const OptionRegistry& registry, const PassCatalog& catalog,
+                          const PipelineLoadOptions& options = {});
 
 }  // namespace kiln

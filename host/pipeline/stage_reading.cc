@@ -28,8 +28,8 @@ std::vector<std::string> NamesOf(const PipelineStage& stage) {
 // "stage 'S' has no pass 'X'; did you mean 'Y'? (it has: A, B)".
 std::string NotInStage(const PipelineStage& stage, const std::string& name) {
   std::vector<std::string> names = NamesOf(stage);
-  return "stage '" + stage.name + "' has no pass '" + name + "'" + DidYouMean(name, names) + " (it has: " +
-         (names.empty() ? std::string("no passes") : JoinNames(names)) + ")";
+  return "stage '" + stage.name + "' has no pass '" + name + "'" + DidYouMean(name, names) +
+         " (it has: " + (names.empty() ? std::string("no passes") : JoinNames(names)) + ")";
 }
 
 void RemovePasses(const YamlFileContext& ctx, const YAML::Node& node, const SourcePos& key_pos, PipelineStage& stage) {
@@ -58,8 +58,7 @@ void InsertPasses(const YamlFileContext& ctx, const YAML::Node& node, const Sour
   const char* key = after ? "insert_after" : "insert_before";
   if (!node.IsMap()) {
     FailAt(PosOf(ctx, node, key_pos), std::string("expected '") + key +
-                                          "' to be a mapping of AnchorPass: [passes to insert], got " +
-                                          KindName(node));
+                                          "' to be a mapping of AnchorPass: [passes to insert], got " + KindName(node));
   }
   CheckKeys(ctx, node, {}, "");
   for (auto it = node.begin(); it != node.end(); ++it) {
@@ -68,8 +67,8 @@ void InsertPasses(const YamlFileContext& ctx, const YAML::Node& node, const Sour
     auto found = std::find_if(stage.passes.begin(), stage.passes.end(),
                               [&](const PassRef& pass) { return pass.name == anchor; });
     if (found == stage.passes.end()) {
-      FailAt(anchor_pos, std::string("cannot ") + (after ? "insert after" : "insert before") + ": " +
-                             NotInStage(stage, anchor));
+      FailAt(anchor_pos,
+             std::string("cannot ") + (after ? "insert after" : "insert before") + ": " + NotInStage(stage, anchor));
     }
     std::vector<PassRef> inserted = ReadPassList(ctx, it->second, anchor, anchor_pos);
     if (after) ++found;
@@ -111,8 +110,8 @@ PipelineStage DefineStage(const YamlFileContext& ctx, const YAML::Node& node, co
                           std::string name, const SourcePos& name_pos) {
   for (const std::string& key : kEditKeys) {
     if (!node[key]) continue;
-    std::string why = parent_file.empty() ? "this file extends nothing"
-                                          : "stage '" + name + "' is not in " + parent_file;
+    std::string why =
+        parent_file.empty() ? "this file extends nothing" : "stage '" + name + "' is not in " + parent_file;
     FailAt(KeyPos(ctx, node, key), "'" + key + "' edits a stage inherited through 'extends', but " + why +
                                        "; list the stage's passes under 'passes'");
   }
@@ -143,15 +142,15 @@ void ReadStages(const YamlFileContext& ctx, const YAML::Node& node, const Source
     SourcePos name_pos = PosOf(ctx, item["name"], item_pos);
     const std::vector<std::string>& known = ctx.options.known_stages;
     if (!known.empty() && std::find(known.begin(), known.end(), name) == known.end()) {
-      FailAt(name_pos, "unknown stage '" + name + "'" + DidYouMean(name, known) + " (expected one of: " +
-                           JoinNames(known) + ")");
+      FailAt(name_pos,
+             "unknown stage '" + name + "'" + DidYouMean(name, known) + " (expected one of: " + JoinNames(known) + ")");
     }
     if (auto [previous, fresh] = seen.emplace(name, name_pos); !fresh) {
       FailAt(name_pos, "stage '" + name + "' appears twice in this file (first at line " +
                            std::to_string(previous->second.line) + ")");
     }
-    auto inherited = std::find_if(stages.begin(), stages.end(),
-                                  [&](const PipelineStage& stage) { return stage.name == name; });
+    auto inherited =
+        std::find_if(stages.begin(), stages.end(), [&](const PipelineStage& stage) { return stage.name == name; });
     if (inherited != stages.end()) {
       EditStage(ctx, item, parent_file, *inherited);
     } else {

@@ -3,10 +3,10 @@
 // `insert_before`, `insert_after`, `prepend`, `append` and `after_walk`, applied in that order.
 #pragma once
 
+#include <yaml-cpp/yaml.h>
+
 #include <string>
 #include <vector>
-
-#include <yaml-cpp/yaml.h>
 
 #include "pipeline/yaml_reading.h"
 

@@ -2,11 +2,11 @@
 // ConfigError "file:line:column: message".
 #pragma once
 
+#include <yaml-cpp/yaml.h>
+
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <yaml-cpp/yaml.h>
 
 #include "options/option_registry.h"
 #include "pipeline/pass_catalog.h"

@@ -1,0 +1,20 @@
+// The `kiln` subcommands. Each registers itself on the CLI11 app and runs when chosen; failures are thrown as
+// kiln::Error and turned into the documented exit code by main().
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <functional>
+
+namespace kiln::cli {
+
+// A subcommand's body, run after parsing; returns the exit code.
+using Action = std::function<int()>;
+
+Action AddCompileCommand(CLI::App& app);
+Action AddInfoCommand(CLI::App& app);
+Action AddOptionsCommand(CLI::App& app);
+Action AddPassesCommand(CLI::App& app);
+// `run`, `verify` and `plugins`, until they are built: each explains and exits 1.
+void AddReservedCommands(CLI::App& app, std::vector<std::pair<CLI::App*, Action>>& actions);
+
+}  // namespace kiln::cli

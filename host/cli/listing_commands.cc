@@ -1,0 +1,78 @@
+// kiln options [--level Ox] [--json], kiln passes [--json], and the reserved subcommands.
+#include <iostream>
+
+#include "cli/commands.h"
+#include "compile/compiler.h"
+#include "options/options_listing.h"
+#include "support/error.h"
+
+namespace kiln::cli {
+
+Action AddOptionsCommand(CLI::App& app) {
+  auto* cmd = app.add_subcommand("options", "List every option: levels, default per level, allowed values, where "
+                                            "it may be set, help, and who registered it");
+  auto level = std::make_shared<std::string>();
+  auto json = std::make_shared<bool>(false);
+  cmd->add_option("--level", *level, "Show only the options active at this level (O0..O3)");
+  cmd->add_flag("--json", *json, "Print JSON instead of a table");
+  return [level, json] {
+    Compiler compiler;
+    std::optional<OptLevel> lv;
+    if (!level->empty()) {
+      lv = ParseOptLevel(*level);
+      if (!lv) throw UsageError("--level: '" + *level + "' is not one of: O0, O1, O2, O3");
+    }
+    if (*json) std::cout << OptionsToJson(compiler.options(), lv).dump(2) << "\n";
+    else std::cout << OptionsToTable(compiler.options(), lv);
+    return 0;
+  };
+}
+
+Action AddPassesCommand(CLI::App& app) {
+  auto* cmd = app.add_subcommand("passes", "List every pass with its kind, owner, switch option and arguments");
+  auto json = std::make_shared<bool>(false);
+  cmd->add_flag("--json", *json, "Print JSON instead of text");
+  return [json] {
+    Compiler compiler;
+    nlohmann::json out = nlohmann::json::array();
+    for (const PassInfo* p : compiler.passes().All()) {
+      nlohmann::json args = nlohmann::json::array();
+      for (const auto& a : p->args)
+        args.push_back({{"name", a.name}, {"default", a.default_value}, {"allowed", a.allowed}, {"help", a.help}});
+      out.push_back({{"name", p->name},
+                     {"kind", p->kind == PassInfo::Kind::kNode ? "node" : "graph"},
+                     {"owner", p->owner},
+                     {"switch_option", p->switch_option},
+                     {"args", args},
+                     {"help", p->help}});
+    }
+    if (*json) {
+      std::cout << out.dump(2) << "\n";
+      return 0;
+    }
+    for (const auto& p : out) {
+      std::cout << p["name"].get<std::string>() << "  (" << p["kind"].get<std::string>() << " pass, "
+                << p["owner"].get<std::string>() << ")";
+      if (!p["switch_option"].get<std::string>().empty())
+        std::cout << "  switch: " << p["switch_option"].get<std::string>();
+      std::cout << "\n    " << p["help"].get<std::string>() << "\n";
+      for (const auto& a : p["args"])
+        std::cout << "    arg " << a["name"].get<std::string>() << " (default " << a["default"].get<std::string>()
+                  << "): " << a["help"].get<std::string>() << "\n";
+    }
+    return 0;
+  };
+}
+
+void AddReservedCommands(CLI::App& app, std::vector<std::pair<CLI::App*, Action>>& actions) {
+  for (const char* name : {"run", "verify", "plugins"}) {
+    auto* cmd = app.add_subcommand(name, std::string("(reserved: not available in this version)"));
+    cmd->allow_extras();
+    std::string n = name;
+    actions.emplace_back(cmd, [n]() -> int {
+      throw UsageError("'kiln " + n + "' is reserved and not available in this version");
+    });
+  }
+}
+
+}  // namespace kiln::cli

@@ -1,0 +1,63 @@
+// kiln: the command-line compiler. See README.md for the subcommands and the exit codes:
+// 0 ok, 1 usage, 2 invalid model or input, 3 config or option, 4 plugin, 5 internal or verification failure.
+#include <google/protobuf/stubs/logging.h>
+
+#include <cstdio>
+#include <exception>
+#include <iostream>
+
+#include "cli/commands.h"
+#include "cli/option_flags.h"
+#include "support/error.h"
+
+namespace {
+
+// protobuf would print its own warnings (and abort on fatal ones); Kiln reports parse failures itself.
+void QuietProtobuf(google::protobuf::LogLevel, const char*, int, const std::string&) {}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  google::protobuf::SetLogHandler(QuietProtobuf);
+  CLI::App app{"kiln: a plugin-based graph compiler for ONNX models"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "kiln " KILN_VERSION);
+  std::vector<std::pair<CLI::App*, kiln::cli::Action>> actions;
+  auto add = [&](kiln::cli::Action (*fn)(CLI::App&)) {
+    size_t before = app.get_subcommands({}).size();
+    kiln::cli::Action a = fn(app);
+    actions.emplace_back(app.get_subcommands({})[before], std::move(a));
+  };
+  add(kiln::cli::AddCompileCommand);
+  add(kiln::cli::AddInfoCommand);
+  add(kiln::cli::AddOptionsCommand);
+  add(kiln::cli::AddPassesCommand);
+  kiln::cli::AddReservedCommands(app, actions);
+  try {
+    std::vector<std::string> args(argv, argv + argc);
+    kiln::cli::GivenOptionFlags() = kiln::cli::ExtractOptionFlags(args);
+    std::vector<const char*> rest;
+    for (const auto& s : args) rest.push_back(s.c_str());
+    app.parse(static_cast<int>(rest.size()), const_cast<char**>(rest.data()));
+  } catch (const kiln::Error& e) {
+    std::cerr << "kiln: error: " << e.what() << "\n";
+    return static_cast<int>(e.code());
+  } catch (const CLI::ParseError& e) {
+    int rc = app.exit(e);
+    return rc == 0 ? 0 : static_cast<int>(kiln::ExitCode::kUsage);
+  }
+  try {
+    for (auto& [sub, action] : actions)
+      if (sub->parsed()) return action();
+    return static_cast<int>(kiln::ExitCode::kUsage);
+  } catch (const kiln::Error& e) {
+    std::cerr << "kiln: error: " << e.what() << "\n";
+    return static_cast<int>(e.code());
+  } catch (const std::bad_alloc&) {
+    std::cerr << "kiln: error: out of memory\n";
+    return static_cast<int>(kiln::ExitCode::kInternal);
+  } catch (const std::exception& e) {
+    std::cerr << "kiln: internal error: " << e.what() << "\n";
+    return static_cast<int>(kiln::ExitCode::kInternal);
+  }
+}

@@ -1,0 +1,86 @@
+// Tests that the shipped configs/pipelines/O0..O3 load against a catalog that knows the folding family's pass
+// names, and that they place the passes as GE does.
+#include <gtest/gtest.h>
+
+#include "pipeline/pipeline_loader.h"
+#include "pipeline_test_support.h"
+
+namespace kiln {
+namespace {
+
+using test_support::Names;
+using Strings = std::vector<std::string>;
+
+class ShippedPipelinesTest : public ::testing::Test {
+ protected:
+  ShippedPipelinesTest() { RegisterCoreOptions(registry_); }
+  Pipeline Load(const std::string& level) {
+    return LoadPipelineFile(std::filesystem::path(KILN_PIPELINES_DIR) / (level + ".yaml"), registry_, catalog_);
+  }
+  OptionRegistry registry_;
+  test_support::FakePassCatalog catalog_;
+};
+
+TEST_F(ShippedPipelinesTest, EachLoadsAtItsLevelWithGesStages) {
+  for (OptLevel level : kAllOptLevels) {
+    Pipeline p = Load(std::string(OptLevelName(level)));
+    EXPECT_EQ(p.level, level);
+    EXPECT_EQ(Names(p.stages), DefaultStageNames()) << OptLevelName(level);
+    EXPECT_TRUE(p.warnings.empty()) << OptLevelName(level);
+  }
+}
+
+TEST_F(ShippedPipelinesTest, O0RunsNothing) {
+  Pipeline p = Load("O0");
+  for (const PipelineStage& stage : p.stages) {
+    EXPECT_TRUE(stage.passes.empty()) << stage.name;
+    EXPECT_TRUE(stage.after_walk.empty()) << stage.name;
+  }
+  EXPECT_TRUE(p.plugins.empty());
+}
+
+TEST_F(ShippedPipelinesTest, O1PlacesTheFoldingFamilyAsGeDoes) {
+  Pipeline p = Load("O1");
+  ASSERT_EQ(p.plugins.size(), 1u);
+  EXPECT_EQ(p.plugins[0].name, "folding");
+  const PipelineStage* prepare = p.FindStage("Prepare");
+  EXPECT_EQ(Names(prepare->passes),
+            (Strings{"InferShapePass", "ReplaceWithEmptyConstPass", "DimensionComputePass", "ConstantFoldingPass"}));
+  ASSERT_NE(prepare->passes[2].FindArg("need_fold"), nullptr);
+  EXPECT_EQ(prepare->passes[2].FindArg("need_fold")->value, "false");
+  EXPECT_EQ(Names(prepare->after_walk), Strings{"PotentialConstTakenEffectPass"});
+  Strings stage1 = Names(p.FindStage("OptimizeStage1")->passes);
+  EXPECT_EQ(stage1.front(), "InferShapePass");
+  for (const char* pass : {"ConstantFoldingPass", "DimensionAdjustPass", "DeadCodeEliminationPass",
+                           "CommonSubexpressionEliminationPass", "IdentityEliminationPass"}) {
+    EXPECT_NE(std::find(stage1.begin(), stage1.end(), pass), stage1.end()) << pass;
+  }
+  EXPECT_EQ(Names(p.FindStage("OptimizeStage2")->passes), (Strings{"InferShapePass", "ConstantFoldingPass"}));
+  EXPECT_EQ(Names(p.FindStage("BeforeAutofuse")->passes), (Strings{"InferShapePass", "ConstantFoldingPass"}));
+}
+
+TEST_F(ShippedPipelinesTest, HigherLevelsExtendTheLowerAndAddPasses) {
+  Pipeline o1 = Load("O1"), o2 = Load("O2"), o3 = Load("O3");
+  EXPECT_EQ(o2.files.size(), 2u);
+  EXPECT_EQ(o3.files.size(), 3u);
+  EXPECT_EQ(Names(o2.FindStage("Prepare")->passes), Names(o1.FindStage("Prepare")->passes));
+  EXPECT_GT(o2.FindStage("OptimizeStage2")->passes.size(), o1.FindStage("OptimizeStage2")->passes.size());
+  EXPECT_GT(o3.FindStage("OptimizeStage2")->passes.size(), o2.FindStage("OptimizeStage2")->passes.size());
+  EXPECT_EQ(Names(o3.FindStage("OptimizeStage2")->passes),
+            (Strings{"InferShapePass", "ConstantFoldingPass", "DimensionAdjustPass", "IdentityEliminationPass",
+                     "DeadCodeEliminationPass", "CommonSubexpressionEliminationPass"}));
+}
+
+TEST_F(ShippedPipelinesTest, AUserFileExtendingO1CanRemoveAPass) {
+  test_support::TempDir dir;
+  auto user = dir.Write("mine.yaml", "extends: " + (std::filesystem::path(KILN_PIPELINES_DIR) / "O1.yaml").string() +
+                                         "\nstages:\n  - name: OptimizeStage1\n"
+                                         "    remove: CommonSubexpressionEliminationPass\n");
+  Pipeline p = LoadPipelineFile(user, registry_, catalog_);
+  Strings stage1 = Names(p.FindStage("OptimizeStage1")->passes);
+  EXPECT_EQ(std::find(stage1.begin(), stage1.end(), "CommonSubexpressionEliminationPass"), stage1.end());
+  EXPECT_EQ(stage1.size(), Names(Load("O1").FindStage("OptimizeStage1")->passes).size() - 1);
+}
+
+}  // namespace
+}  // namespace kiln
