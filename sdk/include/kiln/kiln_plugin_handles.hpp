@@ -1,0 +1,757 @@
+// kiln_plugin_handles.hpp - part of the C++20 wrapper over kiln_plugin.h (include kiln_plugin.hpp, not this):
+// errors and the host table, then the handles a plugin's callbacks work with. Handles (Graph, Node, Value,
+// Attribute, TensorView, the contexts) are non-owning and cheap to copy, valid as long as the C ABI says the
+// underlying handle is; a default-constructed one is null and tests false. Status and ComputeResult own what the
+// host allocated and release it. Host failures surface as kiln::sdk::Error.
+#pragma once
+
+#if __cplusplus < 202002L
+#error "kiln_plugin.hpp needs C++20; plain C (or older C++) can use kiln_plugin.h"
+#endif
+
+#include <kiln/kiln_plugin.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <exception>
+#include <memory>
+#include <new>
+#include <optional>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#define KILN_SDK_HIDDEN __attribute__((visibility("hidden")))
+
+namespace kiln::sdk {
+
+// ---------------------------------------------------------------------------------------------------------------
+// Errors and the host table
+// ---------------------------------------------------------------------------------------------------------------
+
+// What a plugin throws to fail a call; code becomes the status code the host sees.
+class Error : public std::runtime_error {
+ public:
+  explicit Error(const std::string& message, KilnStatusCode code = KILN_STATUS_FAILED)
+      : std::runtime_error(message), code_(code) {}
+  KilnStatusCode code() const noexcept { return code_; }
+
+ private:
+  KilnStatusCode code_;
+};
+
+// A kernel's answer "this case is not mine": the host tries the next kernel level.
+class Unsupported : public Error {
+ public:
+  explicit Unsupported(const std::string& reason) : Error(reason, KILN_STATUS_UNSUPPORTED) {}
+};
+
+namespace detail {
+KILN_SDK_HIDDEN inline const KilnHostApi* g_host = nullptr;
+KILN_SDK_HIDDEN inline const char* g_plugin_name = "plugin";
+inline const char* OrEmpty(const char* s) { return s ? s : ""; }
+}  // namespace detail
+
+// The host's function table; valid once the host has called the entry.
+inline const KilnHostApi& Host() {
+  if (!detail::g_host) throw Error("the Kiln host has not called this plugin's entry", KILN_STATUS_INTERNAL);
+  return *detail::g_host;
+}
+
+// The ABI version both sides speak: the smaller of the host's and this header's.
+inline uint32_t NegotiatedAbiVersion() { return std::min<uint32_t>(Host().abi_version, KILN_ABI_VERSION); }
+
+// Fails with UNSUPPORTED when the running host's table lacks a slot added after 1.0.
+#define KILN_SDK_REQUIRE_SLOT(slot)                                                                          \
+  do {                                                                                                       \
+    if (!KILN_HOST_HAS(&::kiln::sdk::Host(), slot))                                                          \
+      throw ::kiln::sdk::Error("the Kiln host is too old for " #slot " (ABI 1.1)", KILN_STATUS_UNSUPPORTED); \
+  } while (0)
+
+// Owns a host status; null is success.
+class Status {
+ public:
+  Status() = default;
+  explicit Status(KilnStatus* s) : s_(s) {}
+  explicit operator bool() const { return s_ != nullptr; }  // true when it is an error
+  KilnStatusCode code() const { return Host().status_code(s_.get()); }
+  std::string message() const { return Host().status_message(s_.get()); }
+  KilnStatus* release() { return s_.release(); }
+
+ private:
+  struct Release {
+    void operator()(KilnStatus* s) const { Host().status_release(s); }
+  };
+  std::unique_ptr<KilnStatus, Release> s_;
+};
+
+// Throws the host's error (releasing its status) when s is not NULL.
+inline void Check(KilnStatus* s) {
+  if (!s) return;
+  Status owned(s);
+  throw Error(owned.message(), owned.code());
+}
+
+// Logs through the host; never throws. logger empty: the plugin's name.
+inline void Log(KilnLogLevel level, std::string_view logger, std::string_view message) noexcept {
+  if (!detail::g_host) return;
+  try {
+    std::string name = logger.empty() ? std::string(detail::g_plugin_name) : std::string(logger);
+    detail::g_host->log(level, name.c_str(), std::string(message).c_str());
+  } catch (...) {  // out of memory while logging: drop the message
+  }
+}
+inline bool LogEnabled(KilnLogLevel level) noexcept { return detail::g_host && detail::g_host->log_enabled(level); }
+
+namespace detail {
+inline KilnStatus* MakeStatus(KilnStatusCode code, const char* message) noexcept {
+  return g_host ? g_host->status_create(code, message) : nullptr;
+}
+
+// Runs f, turning every exception into a host status: the one place C++ errors stop.
+template <class F>
+KilnStatus* Guard(F&& f) noexcept {
+  try {
+    std::forward<F>(f)();
+    return nullptr;
+  } catch (const Error& e) {
+    return MakeStatus(e.code() == KILN_STATUS_OK ? KILN_STATUS_FAILED : e.code(), e.what());
+  } catch (const std::bad_alloc&) {
+    return MakeStatus(KILN_STATUS_OUT_OF_MEMORY, "out of memory");
+  } catch (const std::exception& e) {
+    try {
+      return MakeStatus(KILN_STATUS_INTERNAL, ("uncaught exception: " + std::string(e.what())).c_str());
+    } catch (...) {
+      return MakeStatus(KILN_STATUS_INTERNAL, e.what());
+    }
+  } catch (...) {
+    return MakeStatus(KILN_STATUS_INTERNAL, "uncaught exception of unknown type");
+  }
+}
+
+template <class T>
+inline constexpr bool kAlwaysFalse = false;
+}  // namespace detail
+
+// ---------------------------------------------------------------------------------------------------------------
+// Element types and tensor views
+// ---------------------------------------------------------------------------------------------------------------
+
+// Whether C++ type T can hold elements of elem_type (uint16_t also stands for FLOAT16 and BFLOAT16 bits,
+// uint8_t for BOOL).
+template <class T>
+constexpr bool ElemTypeMatches(int32_t elem_type) {
+  if constexpr (std::is_same_v<T, float>) return elem_type == KILN_ELEM_FLOAT;
+  else if constexpr (std::is_same_v<T, double>) return elem_type == KILN_ELEM_DOUBLE;
+  else if constexpr (std::is_same_v<T, bool>) return elem_type == KILN_ELEM_BOOL;
+  else if constexpr (std::is_same_v<T, int8_t>) return elem_type == KILN_ELEM_INT8;
+  else if constexpr (std::is_same_v<T, uint8_t>) return elem_type == KILN_ELEM_UINT8 || elem_type == KILN_ELEM_BOOL;
+  else if constexpr (std::is_same_v<T, int16_t>) return elem_type == KILN_ELEM_INT16;
+  else if constexpr (std::is_same_v<T, uint16_t>)
+    return elem_type == KILN_ELEM_UINT16 || elem_type == KILN_ELEM_FLOAT16 || elem_type == KILN_ELEM_BFLOAT16;
+  else if constexpr (std::is_same_v<T, int32_t>) return elem_type == KILN_ELEM_INT32;
+  else if constexpr (std::is_same_v<T, uint32_t>) return elem_type == KILN_ELEM_UINT32;
+  else if constexpr (std::is_same_v<T, int64_t>) return elem_type == KILN_ELEM_INT64;
+  else if constexpr (std::is_same_v<T, uint64_t>) return elem_type == KILN_ELEM_UINT64;
+  else if constexpr (std::is_same_v<T, KilnString>) return elem_type == KILN_ELEM_STRING;
+  else static_assert(detail::kAlwaysFalse<T>, "no Kiln element type for this C++ type");
+}
+
+// The element type a C++ type stands for when creating tensors.
+template <class T>
+constexpr int32_t ElemTypeOf() {
+  if constexpr (std::is_same_v<T, float>) return KILN_ELEM_FLOAT;
+  else if constexpr (std::is_same_v<T, double>) return KILN_ELEM_DOUBLE;
+  else if constexpr (std::is_same_v<T, bool>) return KILN_ELEM_BOOL;
+  else if constexpr (std::is_same_v<T, int8_t>) return KILN_ELEM_INT8;
+  else if constexpr (std::is_same_v<T, uint8_t>) return KILN_ELEM_UINT8;
+  else if constexpr (std::is_same_v<T, int16_t>) return KILN_ELEM_INT16;
+  else if constexpr (std::is_same_v<T, uint16_t>) return KILN_ELEM_UINT16;
+  else if constexpr (std::is_same_v<T, int32_t>) return KILN_ELEM_INT32;
+  else if constexpr (std::is_same_v<T, uint32_t>) return KILN_ELEM_UINT32;
+  else if constexpr (std::is_same_v<T, int64_t>) return KILN_ELEM_INT64;
+  else if constexpr (std::is_same_v<T, uint64_t>) return KILN_ELEM_UINT64;
+  else static_assert(detail::kAlwaysFalse<T>, "no Kiln element type for this C++ type");
+}
+static_assert(sizeof(bool) == 1, "KILN_ELEM_BOOL is one byte per element");
+
+// A read-only tensor view (constants, attributes, kernel inputs, compute results).
+class TensorView {
+ public:
+  TensorView() = default;
+  explicit TensorView(const KilnTensorView* v) : v_(v) {}
+  explicit operator bool() const { return v_ != nullptr; }
+  const KilnTensorView* raw() const { return v_; }
+
+  int32_t ElemType() const { return v_->elem_type; }
+  size_t Rank() const { return v_->rank; }
+  std::span<const int64_t> Dims() const { return {v_->dims, v_->rank}; }
+  uint64_t ByteSize() const { return v_->byte_size; }
+  const void* Data() const { return v_->data; }
+  int64_t ElementCount() const {
+    int64_t n = 1;
+    for (int64_t d : Dims()) n *= d;
+    return n;
+  }
+  // The elements as T; throws when T does not match the element type.
+  template <class T>
+  std::span<const T> Values() const {
+    CheckType<T>();
+    return {static_cast<const T*>(v_->data), static_cast<size_t>(v_->byte_size / sizeof(T))};
+  }
+  std::string_view StringAt(size_t i) const {
+    const KilnString& s = Values<KilnString>()[i];
+    return {s.data, static_cast<size_t>(s.size)};
+  }
+
+ protected:
+  template <class T>
+  void CheckType() const {
+    if (!ElemTypeMatches<T>(v_->elem_type))
+      throw Error("tensor of element type " + std::to_string(v_->elem_type) + " read as another type",
+                  KILN_STATUS_INVALID_ARGUMENT);
+  }
+  const KilnTensorView* v_ = nullptr;
+};
+
+// A tensor the plugin fills: a kernel output or a new constant.
+class MutableTensor : public TensorView {
+ public:
+  MutableTensor() = default;
+  explicit MutableTensor(KilnTensorView* v) : TensorView(v), m_(v) {}
+  KilnTensorView* raw() const { return m_; }
+  void* MutableData() const { return m_->data; }
+  template <class T>
+  std::span<T> MutableValues() const {
+    CheckType<T>();
+    return {static_cast<T*>(m_->data), static_cast<size_t>(m_->byte_size / sizeof(T))};
+  }
+  void SetString(size_t i, std::string_view s) const { Check(Host().tensor_set_string(m_, i, s.data(), s.size())); }
+
+ private:
+  KilnTensorView* m_ = nullptr;
+};
+
+// A dimension: a known number, or unknown (-1) with an optional symbol ("batch").
+struct Dim {
+  int64_t value = -1;
+  std::string symbol;
+  bool IsKnown() const { return value >= 0; }
+  friend bool operator==(const Dim&, const Dim&) = default;
+};
+using TensorShape = std::vector<Dim>;
+
+namespace detail {
+// Flattens a shape into the C ABI's dims + symbols arrays.
+struct ShapeArrays {
+  explicit ShapeArrays(const std::optional<TensorShape>& shape) {
+    if (!shape) return;
+    rank = static_cast<int64_t>(shape->size());
+    for (const Dim& d : *shape) {
+      dims.push_back(d.value);
+      symbols.push_back(d.IsKnown() || d.symbol.empty() ? nullptr : d.symbol.c_str());
+    }
+  }
+  int64_t rank = -1;
+  std::vector<int64_t> dims;
+  std::vector<const char*> symbols;
+};
+
+template <class DimSymbolFn>
+std::optional<TensorShape> MakeShape(int64_t rank, const int64_t* dims, DimSymbolFn symbol_of) {
+  if (rank < 0) return std::nullopt;
+  TensorShape shape(static_cast<size_t>(rank));
+  for (size_t i = 0; i < shape.size(); ++i) {
+    shape[i].value = dims[i];
+    if (dims[i] < 0) shape[i].symbol = OrEmpty(symbol_of(i));
+  }
+  return shape;
+}
+}  // namespace detail
+
+// ---------------------------------------------------------------------------------------------------------------
+// Graph handles
+// ---------------------------------------------------------------------------------------------------------------
+
+class Graph;
+class Node;
+class Value;
+
+// A node's attribute, read-only.
+class Attribute {
+ public:
+  Attribute() = default;
+  explicit Attribute(const KilnAttribute* a) : a_(a) {}
+  explicit operator bool() const { return a_ != nullptr; }
+  const KilnAttribute* raw() const { return a_; }
+
+  std::string_view Name() const { return Host().attr_name(a_); }
+  int32_t Type() const { return Host().attr_type(a_); }
+  int64_t Int() const { return Host().attr_int(a_); }
+  float Float() const { return Host().attr_float(a_); }
+  std::string_view String() const {
+    size_t size = 0;
+    const char* s = Host().attr_string(a_, &size);
+    return {detail::OrEmpty(s), s ? size : 0};
+  }
+  std::span<const int64_t> Ints() const {
+    const int64_t* p = nullptr;
+    size_t n = Host().attr_ints(a_, &p);
+    return {p, n};
+  }
+  std::span<const float> Floats() const {
+    const float* p = nullptr;
+    size_t n = Host().attr_floats(a_, &p);
+    return {p, n};
+  }
+  std::vector<std::string_view> Strings() const {
+    const KilnString* p = nullptr;
+    size_t n = Host().attr_strings(a_, &p);
+    std::vector<std::string_view> out;
+    for (size_t i = 0; i < n; ++i) out.emplace_back(p[i].data, static_cast<size_t>(p[i].size));
+    return out;
+  }
+  TensorView Tensor() const { return TensorView(Host().attr_tensor(a_)); }
+  Graph Subgraph() const;  // a GRAPH attribute (ABI 1.1)
+
+ private:
+  const KilnAttribute* a_ = nullptr;
+};
+
+// Typed attribute getters shared by Node, KernelContext and ShapeContext (each provides Attr(name)). An absent
+// attribute gives the fallback; one of another type is an INVALID_ARGUMENT error naming it.
+template <class Derived>
+class AttributeReader {
+ public:
+  bool HasAttr(std::string_view name) const { return static_cast<bool>(Get(name)); }
+  int64_t GetInt(std::string_view name, int64_t fallback) const {
+    Attribute a = Typed(name, KILN_ATTR_INT);
+    return a ? a.Int() : fallback;
+  }
+  float GetFloat(std::string_view name, float fallback) const {
+    Attribute a = Typed(name, KILN_ATTR_FLOAT);
+    return a ? a.Float() : fallback;
+  }
+  std::string GetString(std::string_view name, std::string_view fallback) const {
+    Attribute a = Typed(name, KILN_ATTR_STRING);
+    return std::string(a ? a.String() : fallback);
+  }
+  std::vector<int64_t> GetInts(std::string_view name, std::vector<int64_t> fallback = {}) const {
+    Attribute a = Typed(name, KILN_ATTR_INTS);
+    return a ? std::vector<int64_t>(a.Ints().begin(), a.Ints().end()) : fallback;
+  }
+  std::vector<float> GetFloats(std::string_view name, std::vector<float> fallback = {}) const {
+    Attribute a = Typed(name, KILN_ATTR_FLOATS);
+    return a ? std::vector<float>(a.Floats().begin(), a.Floats().end()) : fallback;
+  }
+
+ private:
+  Attribute Get(std::string_view name) const { return static_cast<const Derived&>(*this).Attr(name); }
+  Attribute Typed(std::string_view name, int32_t type) const {
+    Attribute a = Get(name);
+    if (a && a.Type() != type)
+      throw Error("attribute '" + std::string(name) + "' has type " + std::to_string(a.Type()) + ", expected " +
+                      std::to_string(type),
+                  KILN_STATUS_INVALID_ARGUMENT);
+    return a;
+  }
+};
+
+class ComputeResult;
+
+// One use of a value: the consumer and its input slot (KILN_IMPLICIT_INPUT for a read inside a subgraph).
+struct Use;
+
+class Value {
+ public:
+  Value() = default;
+  explicit Value(KilnValue* v) : v_(v) {}
+  explicit operator bool() const { return v_ != nullptr; }
+  KilnValue* raw() const { return v_; }
+  friend bool operator==(const Value&, const Value&) = default;
+
+  std::string_view Name() const { return detail::OrEmpty(Host().value_name(v_)); }
+  int32_t Kind() const { return Host().value_type_kind(v_); }
+  int32_t ElemType() const { return Host().value_elem_type(v_); }
+  int64_t Rank() const { return Host().value_shape(v_, nullptr); }  // -1 when unknown
+  // The dimensions as numbers, -1 where not known; empty when the rank is unknown.
+  std::span<const int64_t> Dims() const {
+    const int64_t* dims = nullptr;
+    int64_t rank = Host().value_shape(v_, &dims);
+    return rank < 0 ? std::span<const int64_t>() : std::span<const int64_t>(dims, static_cast<size_t>(rank));
+  }
+  std::optional<TensorShape> Shape() const {
+    const int64_t* dims = nullptr;
+    int64_t rank = Host().value_shape(v_, &dims);
+    return detail::MakeShape(rank, dims, [&](size_t i) { return Host().value_dim_symbol(v_, i); });
+  }
+  // True when every dimension is a known number.
+  bool HasStaticShape() const {
+    const int64_t* dims = nullptr;
+    int64_t rank = Host().value_shape(v_, &dims);
+    if (rank < 0) return false;
+    for (int64_t i = 0; i < rank; ++i)
+      if (dims[i] < 0) return false;
+    return true;
+  }
+  Node Producer(size_t* output_index = nullptr) const;
+  std::vector<Use> Consumers() const;
+  size_t ConsumerCount() const { return Host().value_consumer_count(v_); }
+  bool IsGraphInput() const { return Host().value_is_graph_input(v_) != 0; }
+  bool IsGraphOutput() const { return Host().value_is_graph_output(v_) != 0; }
+  bool IsConstant() const { return Host().value_is_constant(v_) != 0; }
+  TensorView ConstantData() const { return TensorView(Host().value_constant_data(v_)); }
+  void SetTensorType(int32_t elem_type, const std::optional<TensorShape>& shape) const {
+    detail::ShapeArrays a(shape);
+    Check(Host().value_set_tensor_type(v_, elem_type, a.rank, a.dims.data(), a.symbols.data()));
+  }
+  void ReplaceAllUsesWith(Value replacement) const { Check(Host().value_replace_all_uses(v_, replacement.v_)); }
+  Graph OwnerGraph() const;  // ABI 1.1
+
+ private:
+  KilnValue* v_ = nullptr;
+};
+
+class Node : public AttributeReader<Node> {
+ public:
+  Node() = default;
+  explicit Node(KilnNode* n) : n_(n) {}
+  explicit operator bool() const { return n_ != nullptr; }
+  KilnNode* raw() const { return n_; }
+  friend bool operator==(const Node& a, const Node& b) { return a.n_ == b.n_; }
+
+  std::string_view OpType() const { return detail::OrEmpty(Host().node_op_type(n_)); }
+  std::string_view Domain() const { return detail::OrEmpty(Host().node_domain(n_)); }
+  std::string_view Name() const { return detail::OrEmpty(Host().node_name(n_)); }
+  // Whether the node is op_type in domain ("" and "ai.onnx" both name the default domain).
+  bool Is(std::string_view op_type, std::string_view domain = "") const {
+    std::string_view d = Domain();
+    auto is_default = [](std::string_view x) { return x.empty() || x == "ai.onnx"; };
+    return OpType() == op_type && (d == domain || (is_default(d) && is_default(domain)));
+  }
+  Graph OwnerGraph() const;
+
+  size_t InputCount() const { return Host().node_input_count(n_); }
+  Value Input(size_t i) const { return Value(Host().node_input(n_, i)); }  // null for an empty slot
+  std::vector<Value> Inputs() const {
+    std::vector<Value> out(InputCount());
+    for (size_t i = 0; i < out.size(); ++i) out[i] = Input(i);
+    return out;
+  }
+  size_t OutputCount() const { return Host().node_output_count(n_); }
+  Value Output(size_t i) const { return Value(Host().node_output(n_, i)); }
+  std::vector<Value> Outputs() const {
+    std::vector<Value> out(OutputCount());
+    for (size_t i = 0; i < out.size(); ++i) out[i] = Output(i);
+    return out;
+  }
+
+  Attribute Attr(std::string_view name) const {
+    return Attribute(Host().node_attribute(n_, std::string(name).c_str()));
+  }
+  std::vector<Attribute> Attrs() const {
+    std::vector<Attribute> out(Host().node_attribute_count(n_));
+    for (size_t i = 0; i < out.size(); ++i) out[i] = Attribute(Host().node_attribute_at(n_, i));
+    return out;
+  }
+  void SetInt(std::string_view name, int64_t v) const {
+    Check(Host().node_set_attr_int(n_, std::string(name).c_str(), v));
+  }
+  void SetFloat(std::string_view name, float v) const {
+    Check(Host().node_set_attr_float(n_, std::string(name).c_str(), v));
+  }
+  void SetString(std::string_view name, std::string_view v) const {
+    Check(Host().node_set_attr_string(n_, std::string(name).c_str(), v.data(), v.size()));
+  }
+  void SetInts(std::string_view name, std::span<const int64_t> v) const {
+    Check(Host().node_set_attr_ints(n_, std::string(name).c_str(), v.data(), v.size()));
+  }
+  void SetFloats(std::string_view name, std::span<const float> v) const {
+    Check(Host().node_set_attr_floats(n_, std::string(name).c_str(), v.data(), v.size()));
+  }
+  void SetStrings(std::string_view name, std::span<const std::string> v) const {
+    std::vector<KilnString> s;
+    for (const std::string& x : v) s.push_back({x.data(), x.size()});
+    Check(Host().node_set_attr_strings(n_, std::string(name).c_str(), s.data(), s.size()));
+  }
+  void SetTensor(std::string_view name, TensorView t) const {
+    Check(Host().node_set_attr_tensor(n_, std::string(name).c_str(), t.raw()));
+  }
+  void RemoveAttr(std::string_view name) const { Check(Host().node_remove_attr(n_, std::string(name).c_str())); }
+
+  void SetInput(size_t i, Value v) const { Check(Host().node_set_input(n_, i, v.raw())); }
+  void Delete() const { Check(Host().node_delete(n_)); }
+  // GE's IsolateAndDeleteNode: uses of output i move to input io_map[i] (negative: output i must be unused).
+  void IsolateAndDelete(std::span<const int64_t> io_map) const {
+    Check(Host().node_isolate_and_delete(n_, io_map.data(), io_map.size()));
+  }
+  bool IsDeleted() const { return Host().node_is_deleted(n_) != 0; }
+  void InferShapes() const;
+  // Computes the outputs through the kernel levels; inputs empty: the node's constant inputs.
+  ComputeResult Compute(std::span<const TensorView> inputs = {}, uint32_t flags = 0) const;
+
+  size_t SubgraphCount() const;                   // ABI 1.1
+  Graph Subgraph(size_t i) const;                 // ABI 1.1
+  void InlineSubgraph(size_t i) const;            // ABI 1.1
+
+ private:
+  KilnNode* n_ = nullptr;
+};
+
+struct Use {
+  Node node;
+  size_t input_index;
+};
+
+// Host-owned outputs of Node::Compute, released on destruction.
+class ComputeResult {
+ public:
+  explicit ComputeResult(KilnComputeResult* r) : r_(r) {}
+  size_t OutputCount() const { return Host().compute_result_output_count(r_.get()); }
+  TensorView Output(size_t i) const { return TensorView(Host().compute_result_output(r_.get(), i)); }
+
+ private:
+  struct Release {
+    void operator()(KilnComputeResult* r) const { Host().compute_result_release(r); }
+  };
+  std::unique_ptr<KilnComputeResult, Release> r_;
+};
+
+// A new constant whose bytes the plugin fills.
+struct NewConstant {
+  Value value;
+  MutableTensor data;
+};
+
+class Graph {
+ public:
+  Graph() = default;
+  explicit Graph(KilnGraph* g) : g_(g) {}
+  explicit operator bool() const { return g_ != nullptr; }
+  KilnGraph* raw() const { return g_; }
+  friend bool operator==(const Graph&, const Graph&) = default;
+
+  std::string_view Name() const { return detail::OrEmpty(Host().graph_name(g_)); }
+  size_t NodeCount() const { return Host().graph_node_count(g_); }
+  // A snapshot of the nodes in topological order.
+  std::vector<Node> Nodes() const {
+    std::vector<KilnNode*> raw(Host().graph_nodes(g_, nullptr, 0));
+    raw.resize(Host().graph_nodes(g_, raw.data(), raw.size()));
+    return std::vector<Node>(raw.begin(), raw.end());
+  }
+  std::vector<Value> Inputs() const {
+    std::vector<Value> out(Host().graph_input_count(g_));
+    for (size_t i = 0; i < out.size(); ++i) out[i] = Value(Host().graph_input(g_, i));
+    return out;
+  }
+  std::vector<Value> Outputs() const {
+    std::vector<Value> out(Host().graph_output_count(g_));
+    for (size_t i = 0; i < out.size(); ++i) out[i] = Value(Host().graph_output(g_, i));
+    return out;
+  }
+  Value FindValue(std::string_view name) const {
+    return Value(Host().graph_find_value(g_, std::string(name).c_str()));
+  }
+  int64_t OpsetVersion(std::string_view domain = "") const {
+    return Host().graph_opset_version(g_, std::string(domain).c_str());
+  }
+
+  Node CreateNode(std::string_view op_type, const std::vector<Value>& inputs, size_t output_count,
+                  std::string_view domain = "", std::string_view name = "") const {
+    std::vector<KilnValue*> raw;
+    for (const Value& v : inputs) raw.push_back(v.raw());
+    KilnNode* node = nullptr;
+    Check(Host().graph_create_node(g_, std::string(op_type).c_str(), std::string(domain).c_str(),
+                                   std::string(name).c_str(), raw.data(), raw.size(), output_count, &node));
+    return Node(node);
+  }
+  NewConstant AllocateConstant(int32_t elem_type, std::span<const int64_t> dims, std::string_view name = "") const {
+    KilnValue* value = nullptr;
+    KilnTensorView* data = nullptr;
+    Check(Host().graph_create_constant(g_, std::string(name).c_str(), elem_type, dims.size(), dims.data(), &value,
+                                       &data));
+    return {Value(value), MutableTensor(data)};
+  }
+  template <class T>
+  Value CreateConstant(std::span<const int64_t> dims, std::span<const T> values, std::string_view name = "") const {
+    NewConstant c = AllocateConstant(ElemTypeOf<T>(), dims, name);
+    std::span<T> out = c.data.MutableValues<T>();
+    if (out.size() != values.size())
+      throw Error("constant '" + std::string(name) + "' needs " + std::to_string(out.size()) + " values, got " +
+                      std::to_string(values.size()),
+                  KILN_STATUS_INVALID_ARGUMENT);
+    std::copy(values.begin(), values.end(), out.begin());
+    return c.value;
+  }
+  Value CopyConstant(TensorView tensor, std::string_view name = "") const {
+    KilnValue* value = nullptr;
+    Check(Host().graph_create_constant_from_view(g_, std::string(name).c_str(), tensor.raw(), &value));
+    return Value(value);
+  }
+  void InferShapes() const { Check(Host().infer_shapes(g_, nullptr)); }
+  Node ParentNode() const {  // ABI 1.1; null for the main graph
+    KILN_SDK_REQUIRE_SLOT(graph_parent_node);
+    return Node(Host().graph_parent_node(g_));
+  }
+
+ private:
+  KilnGraph* g_ = nullptr;
+};
+
+inline Graph Attribute::Subgraph() const {
+  KILN_SDK_REQUIRE_SLOT(attr_graph);
+  return Graph(Host().attr_graph(a_));
+}
+inline Node Value::Producer(size_t* output_index) const { return Node(Host().value_producer(v_, output_index)); }
+inline std::vector<Use> Value::Consumers() const {
+  std::vector<Use> out(ConsumerCount());
+  for (size_t i = 0; i < out.size(); ++i) out[i].node = Node(Host().value_consumer(v_, i, &out[i].input_index));
+  return out;
+}
+inline Graph Value::OwnerGraph() const {
+  KILN_SDK_REQUIRE_SLOT(value_graph);
+  return Graph(Host().value_graph(v_));
+}
+inline Graph Node::OwnerGraph() const { return Graph(Host().node_graph(n_)); }
+inline void Node::InferShapes() const { Check(Host().infer_shapes(Host().node_graph(n_), n_)); }
+inline ComputeResult Node::Compute(std::span<const TensorView> inputs, uint32_t flags) const {
+  std::vector<const KilnTensorView*> raw;
+  for (const TensorView& t : inputs) raw.push_back(t.raw());
+  KilnComputeResult* result = nullptr;
+  Check(Host().node_compute(n_, raw.empty() ? nullptr : raw.data(), raw.size(), flags, &result));
+  return ComputeResult(result);
+}
+inline size_t Node::SubgraphCount() const {
+  KILN_SDK_REQUIRE_SLOT(node_subgraph_count);
+  return Host().node_subgraph_count(n_);
+}
+inline Graph Node::Subgraph(size_t i) const {
+  KILN_SDK_REQUIRE_SLOT(node_subgraph);
+  return Graph(Host().node_subgraph(n_, i, nullptr));
+}
+inline void Node::InlineSubgraph(size_t i) const {
+  KILN_SDK_REQUIRE_SLOT(node_inline_subgraph);
+  Check(Host().node_inline_subgraph(n_, i));
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Contexts handed to callbacks
+// ---------------------------------------------------------------------------------------------------------------
+
+class PassContext {
+ public:
+  PassContext(KilnPassContext* c, std::string_view logger) : c_(c), logger_(logger) {}
+  KilnPassContext* raw() const { return c_; }
+
+  void RequestRepass(Node n) const { Host().pass_request_repass(c_, n.raw()); }
+  void RequestImmediateRepass(Node n) const { Host().pass_request_immediate_repass(c_, n.raw()); }
+  void AddCounter(std::string_view name, int64_t delta = 1) const {
+    Host().pass_add_counter(c_, std::string(name).c_str(), delta);
+  }
+  // Option values in effect: the pass's own options by short name, any other by full name.
+  bool OptionBool(std::string_view name) const {
+    int v = 0;
+    Check(Host().pass_option_bool(c_, std::string(name).c_str(), &v));
+    return v != 0;
+  }
+  int64_t OptionInt(std::string_view name) const {
+    int64_t v = 0;
+    Check(Host().pass_option_int(c_, std::string(name).c_str(), &v));
+    return v;
+  }
+  double OptionFloat(std::string_view name) const {
+    double v = 0;
+    Check(Host().pass_option_float(c_, std::string(name).c_str(), &v));
+    return v;
+  }
+  std::string OptionString(std::string_view name) const {
+    const char* v = nullptr;
+    Check(Host().pass_option_string(c_, std::string(name).c_str(), &v));
+    return detail::OrEmpty(v);
+  }
+  // Logs under the pass's name.
+  void Log(KilnLogLevel level, std::string_view message) const { sdk::Log(level, logger_, message); }
+
+ private:
+  KilnPassContext* c_;
+  std::string_view logger_;
+};
+
+class KernelContext : public AttributeReader<KernelContext> {
+ public:
+  explicit KernelContext(KilnKernelContext* c) : c_(c) {}
+  KilnKernelContext* raw() const { return c_; }
+
+  size_t InputCount() const { return Host().kernel_input_count(c_); }
+  int32_t InputKind(size_t i) const { return Host().kernel_input_kind(c_, i); }
+  // A tensor input; null for an empty slot or a non-tensor.
+  TensorView Input(size_t i) const { return TensorView(Host().kernel_input(c_, i)); }
+  // A tensor input that must be present.
+  TensorView RequiredInput(size_t i) const {
+    TensorView t = Input(i);
+    if (!t) throw Error("input " + std::to_string(i) + " is missing or not a tensor", KILN_STATUS_INVALID_ARGUMENT);
+    return t;
+  }
+  std::vector<TensorView> InputSequence(size_t i, int32_t* elem_type = nullptr) const {
+    std::vector<TensorView> out(Host().kernel_input_sequence_length(c_, i, elem_type));
+    for (size_t j = 0; j < out.size(); ++j) out[j] = TensorView(Host().kernel_input_sequence_element(c_, i, j));
+    return out;
+  }
+  Attribute Attr(std::string_view name) const {
+    return Attribute(Host().kernel_attribute(c_, std::string(name).c_str()));
+  }
+  int64_t OpsetVersion() const { return Host().kernel_opset_version(c_); }
+
+  size_t OutputCount() const { return Host().kernel_output_count(c_); }
+  MutableTensor AllocOutput(size_t i, int32_t elem_type, std::span<const int64_t> dims) const {
+    KilnTensorView* t = nullptr;
+    Check(Host().kernel_alloc_output(c_, i, elem_type, dims.size(), dims.data(), &t));
+    return MutableTensor(t);
+  }
+  void AllocOutputSequence(size_t i, int32_t elem_type, size_t length) const {
+    Check(Host().kernel_alloc_output_sequence(c_, i, elem_type, length));
+  }
+  MutableTensor AllocSequenceElement(size_t i, size_t position, std::span<const int64_t> dims) const {
+    KilnTensorView* t = nullptr;
+    Check(Host().kernel_alloc_sequence_element(c_, i, position, dims.size(), dims.data(), &t));
+    return MutableTensor(t);
+  }
+  void SetOutputNone(size_t i) const { Check(Host().kernel_set_output_none(c_, i)); }
+
+ private:
+  KilnKernelContext* c_;
+};
+
+class ShapeContext : public AttributeReader<ShapeContext> {
+ public:
+  explicit ShapeContext(KilnShapeContext* c) : c_(c) {}
+  KilnShapeContext* raw() const { return c_; }
+
+  size_t InputCount() const { return Host().infer_input_count(c_); }
+  int32_t InputElemType(size_t i) const { return Host().infer_input_elem_type(c_, i); }
+  std::optional<TensorShape> InputShape(size_t i) const {
+    const int64_t* dims = nullptr;
+    int64_t rank = Host().infer_input_shape(c_, i, &dims);
+    return detail::MakeShape(rank, dims, [&](size_t d) { return Host().infer_input_dim_symbol(c_, i, d); });
+  }
+  TensorView InputConstant(size_t i) const { return TensorView(Host().infer_input_constant(c_, i)); }
+  Attribute Attr(std::string_view name) const {
+    return Attribute(Host().infer_attribute(c_, std::string(name).c_str()));
+  }
+  size_t OutputCount() const { return Host().infer_output_count(c_); }
+  void SetOutput(size_t i, int32_t elem_type, const std::optional<TensorShape>& shape) const {
+    detail::ShapeArrays a(shape);
+    Check(Host().infer_set_output(c_, i, elem_type, a.rank, a.dims.data(), a.symbols.data()));
+  }
+
+ private:
+  KilnShapeContext* c_;
+};
+
+}  // namespace kiln::sdk

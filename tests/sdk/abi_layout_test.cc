@@ -1,0 +1,357 @@
+// Freezes the plugin ABI's layout. Every offset and size below was computed once, when the ABI was set, and
+// must never change: a plugin built against any 1.x header depends on them. Adding a field or a host slot means
+// appending it (and a line here); changing an existing line means a new major version.
+//
+// Also checks, at run time, that ABI 1.0 (the frozen header under abi_v1_0/, compiled in abi_v1_0_layout.c) is a
+// strict prefix of the current ABI, field by field, and that the size and version macros mean what they say.
+#include <kiln/kiln_plugin.h>
+
+#include <gtest/gtest.h>
+
+#include <cstddef>
+#include <cstring>
+#include <string>
+#include <type_traits>
+
+#include "abi_v1_0_layout.h"
+
+// The numbers below are the LP64 layout (Linux and macOS on 64-bit); the ABI is defined there.
+static_assert(sizeof(void*) == 8 && sizeof(size_t) == 8 && sizeof(int) == 4, "Kiln's ABI is frozen for LP64");
+
+// ---- the frozen layout ----
+static_assert(sizeof(KilnString) == 16);
+static_assert(offsetof(KilnString, data) == 0);
+static_assert(offsetof(KilnString, size) == 8);
+
+static_assert(sizeof(KilnTensorView) == 40);
+static_assert(offsetof(KilnTensorView, struct_size) == 0);
+static_assert(offsetof(KilnTensorView, elem_type) == 8);
+static_assert(offsetof(KilnTensorView, rank) == 12);
+static_assert(offsetof(KilnTensorView, dims) == 16);
+static_assert(offsetof(KilnTensorView, data) == 24);
+static_assert(offsetof(KilnTensorView, byte_size) == 32);
+
+static_assert(sizeof(KilnPluginDescriptor) == 48);
+static_assert(offsetof(KilnPluginDescriptor, struct_size) == 0);
+static_assert(offsetof(KilnPluginDescriptor, abi_version) == 8);
+static_assert(offsetof(KilnPluginDescriptor, reserved0) == 12);
+static_assert(offsetof(KilnPluginDescriptor, name) == 16);
+static_assert(offsetof(KilnPluginDescriptor, version) == 24);
+static_assert(offsetof(KilnPluginDescriptor, register_plugin) == 32);
+static_assert(offsetof(KilnPluginDescriptor, description) == 40);  // since 1.1
+
+static_assert(sizeof(KilnOptionInfo) == 80);
+static_assert(offsetof(KilnOptionInfo, struct_size) == 0);
+static_assert(offsetof(KilnOptionInfo, name) == 8);
+static_assert(offsetof(KilnOptionInfo, help) == 16);
+static_assert(offsetof(KilnOptionInfo, type) == 24);
+static_assert(offsetof(KilnOptionInfo, min_level) == 28);
+static_assert(offsetof(KilnOptionInfo, default_value) == 32);
+static_assert(offsetof(KilnOptionInfo, allowed_values) == 40);
+static_assert(offsetof(KilnOptionInfo, allowed_value_count) == 48);
+static_assert(offsetof(KilnOptionInfo, level_defaults) == 56);
+static_assert(offsetof(KilnOptionInfo, level_default_count) == 64);
+static_assert(offsetof(KilnOptionInfo, scopes) == 72);
+static_assert(offsetof(KilnOptionInfo, reserved0) == 76);
+
+static_assert(sizeof(KilnPassInfo) == 96);
+static_assert(offsetof(KilnPassInfo, struct_size) == 0);
+static_assert(offsetof(KilnPassInfo, kind) == 8);
+static_assert(offsetof(KilnPassInfo, flags) == 12);
+static_assert(offsetof(KilnPassInfo, name) == 16);
+static_assert(offsetof(KilnPassInfo, description) == 24);
+static_assert(offsetof(KilnPassInfo, switch_option) == 32);
+static_assert(offsetof(KilnPassInfo, options) == 40);
+static_assert(offsetof(KilnPassInfo, option_count) == 48);
+static_assert(offsetof(KilnPassInfo, user_data) == 56);
+static_assert(offsetof(KilnPassInfo, run_on_node) == 64);
+static_assert(offsetof(KilnPassInfo, run_on_graph) == 72);
+static_assert(offsetof(KilnPassInfo, destroy_user_data) == 80);
+static_assert(offsetof(KilnPassInfo, on_finish_graph) == 88);  // since 1.1
+
+static_assert(sizeof(KilnKernelInfo) == 88);
+static_assert(offsetof(KilnKernelInfo, struct_size) == 0);
+static_assert(offsetof(KilnKernelInfo, name) == 8);
+static_assert(offsetof(KilnKernelInfo, domain) == 16);
+static_assert(offsetof(KilnKernelInfo, op_type) == 24);
+static_assert(offsetof(KilnKernelInfo, since_version) == 32);
+static_assert(offsetof(KilnKernelInfo, until_version) == 36);
+static_assert(offsetof(KilnKernelInfo, elem_types) == 40);
+static_assert(offsetof(KilnKernelInfo, elem_type_count) == 48);
+static_assert(offsetof(KilnKernelInfo, flags) == 56);
+static_assert(offsetof(KilnKernelInfo, reserved0) == 60);
+static_assert(offsetof(KilnKernelInfo, user_data) == 64);
+static_assert(offsetof(KilnKernelInfo, compute) == 72);
+static_assert(offsetof(KilnKernelInfo, destroy_user_data) == 80);
+
+static_assert(sizeof(KilnOpSchemaInfo) == 80);
+static_assert(offsetof(KilnOpSchemaInfo, struct_size) == 0);
+static_assert(offsetof(KilnOpSchemaInfo, domain) == 8);
+static_assert(offsetof(KilnOpSchemaInfo, op_type) == 16);
+static_assert(offsetof(KilnOpSchemaInfo, doc) == 24);
+static_assert(offsetof(KilnOpSchemaInfo, since_version) == 32);
+static_assert(offsetof(KilnOpSchemaInfo, min_inputs) == 36);
+static_assert(offsetof(KilnOpSchemaInfo, max_inputs) == 40);
+static_assert(offsetof(KilnOpSchemaInfo, min_outputs) == 44);
+static_assert(offsetof(KilnOpSchemaInfo, max_outputs) == 48);
+static_assert(offsetof(KilnOpSchemaInfo, reserved0) == 52);
+static_assert(offsetof(KilnOpSchemaInfo, user_data) == 56);
+static_assert(offsetof(KilnOpSchemaInfo, infer_shapes) == 64);
+static_assert(offsetof(KilnOpSchemaInfo, destroy_user_data) == 72);
+
+static_assert(sizeof(KilnFusionRulePackInfo) == 32);
+static_assert(offsetof(KilnFusionRulePackInfo, struct_size) == 0);
+static_assert(offsetof(KilnFusionRulePackInfo, name) == 8);
+static_assert(offsetof(KilnFusionRulePackInfo, yaml) == 16);
+static_assert(offsetof(KilnFusionRulePackInfo, source_name) == 24);
+
+static_assert(sizeof(KilnTargetInfo) == 16);
+static_assert(offsetof(KilnTargetInfo, struct_size) == 0);
+static_assert(offsetof(KilnTargetInfo, name) == 8);
+
+static_assert(sizeof(KilnHostApi) == 896);
+static_assert(offsetof(KilnHostApi, struct_size) == 0);
+static_assert(offsetof(KilnHostApi, abi_version) == 8);
+static_assert(offsetof(KilnHostApi, reserved0) == 12);
+static_assert(offsetof(KilnHostApi, host_version) == 16);
+static_assert(offsetof(KilnHostApi, status_create) == 24);
+static_assert(offsetof(KilnHostApi, status_code) == 32);
+static_assert(offsetof(KilnHostApi, status_message) == 40);
+static_assert(offsetof(KilnHostApi, status_release) == 48);
+static_assert(offsetof(KilnHostApi, log) == 56);
+static_assert(offsetof(KilnHostApi, log_enabled) == 64);
+static_assert(offsetof(KilnHostApi, register_pass) == 72);
+static_assert(offsetof(KilnHostApi, register_kernel) == 80);
+static_assert(offsetof(KilnHostApi, register_op_schema) == 88);
+static_assert(offsetof(KilnHostApi, register_fusion_rules) == 96);
+static_assert(offsetof(KilnHostApi, register_target) == 104);
+static_assert(offsetof(KilnHostApi, register_option) == 112);
+static_assert(offsetof(KilnHostApi, graph_name) == 120);
+static_assert(offsetof(KilnHostApi, graph_node_count) == 128);
+static_assert(offsetof(KilnHostApi, graph_nodes) == 136);
+static_assert(offsetof(KilnHostApi, graph_input_count) == 144);
+static_assert(offsetof(KilnHostApi, graph_input) == 152);
+static_assert(offsetof(KilnHostApi, graph_output_count) == 160);
+static_assert(offsetof(KilnHostApi, graph_output) == 168);
+static_assert(offsetof(KilnHostApi, graph_find_value) == 176);
+static_assert(offsetof(KilnHostApi, graph_opset_version) == 184);
+static_assert(offsetof(KilnHostApi, node_op_type) == 192);
+static_assert(offsetof(KilnHostApi, node_domain) == 200);
+static_assert(offsetof(KilnHostApi, node_name) == 208);
+static_assert(offsetof(KilnHostApi, node_graph) == 216);
+static_assert(offsetof(KilnHostApi, node_input_count) == 224);
+static_assert(offsetof(KilnHostApi, node_input) == 232);
+static_assert(offsetof(KilnHostApi, node_output_count) == 240);
+static_assert(offsetof(KilnHostApi, node_output) == 248);
+static_assert(offsetof(KilnHostApi, node_attribute_count) == 256);
+static_assert(offsetof(KilnHostApi, node_attribute_at) == 264);
+static_assert(offsetof(KilnHostApi, node_attribute) == 272);
+static_assert(offsetof(KilnHostApi, attr_name) == 280);
+static_assert(offsetof(KilnHostApi, attr_type) == 288);
+static_assert(offsetof(KilnHostApi, attr_int) == 296);
+static_assert(offsetof(KilnHostApi, attr_float) == 304);
+static_assert(offsetof(KilnHostApi, attr_string) == 312);
+static_assert(offsetof(KilnHostApi, attr_ints) == 320);
+static_assert(offsetof(KilnHostApi, attr_floats) == 328);
+static_assert(offsetof(KilnHostApi, attr_strings) == 336);
+static_assert(offsetof(KilnHostApi, attr_tensor) == 344);
+static_assert(offsetof(KilnHostApi, node_set_attr_int) == 352);
+static_assert(offsetof(KilnHostApi, node_set_attr_float) == 360);
+static_assert(offsetof(KilnHostApi, node_set_attr_string) == 368);
+static_assert(offsetof(KilnHostApi, node_set_attr_ints) == 376);
+static_assert(offsetof(KilnHostApi, node_set_attr_floats) == 384);
+static_assert(offsetof(KilnHostApi, node_set_attr_strings) == 392);
+static_assert(offsetof(KilnHostApi, node_set_attr_tensor) == 400);
+static_assert(offsetof(KilnHostApi, node_remove_attr) == 408);
+static_assert(offsetof(KilnHostApi, value_name) == 416);
+static_assert(offsetof(KilnHostApi, value_type_kind) == 424);
+static_assert(offsetof(KilnHostApi, value_elem_type) == 432);
+static_assert(offsetof(KilnHostApi, value_shape) == 440);
+static_assert(offsetof(KilnHostApi, value_dim_symbol) == 448);
+static_assert(offsetof(KilnHostApi, value_producer) == 456);
+static_assert(offsetof(KilnHostApi, value_consumer_count) == 464);
+static_assert(offsetof(KilnHostApi, value_consumer) == 472);
+static_assert(offsetof(KilnHostApi, value_is_graph_input) == 480);
+static_assert(offsetof(KilnHostApi, value_is_graph_output) == 488);
+static_assert(offsetof(KilnHostApi, value_is_constant) == 496);
+static_assert(offsetof(KilnHostApi, value_constant_data) == 504);
+static_assert(offsetof(KilnHostApi, value_set_tensor_type) == 512);
+static_assert(offsetof(KilnHostApi, graph_create_node) == 520);
+static_assert(offsetof(KilnHostApi, graph_create_constant) == 528);
+static_assert(offsetof(KilnHostApi, graph_create_constant_from_view) == 536);
+static_assert(offsetof(KilnHostApi, tensor_set_string) == 544);
+static_assert(offsetof(KilnHostApi, node_set_input) == 552);
+static_assert(offsetof(KilnHostApi, value_replace_all_uses) == 560);
+static_assert(offsetof(KilnHostApi, node_delete) == 568);
+static_assert(offsetof(KilnHostApi, node_isolate_and_delete) == 576);
+static_assert(offsetof(KilnHostApi, node_is_deleted) == 584);
+static_assert(offsetof(KilnHostApi, infer_shapes) == 592);
+static_assert(offsetof(KilnHostApi, node_compute) == 600);
+static_assert(offsetof(KilnHostApi, compute_result_output_count) == 608);
+static_assert(offsetof(KilnHostApi, compute_result_output) == 616);
+static_assert(offsetof(KilnHostApi, compute_result_release) == 624);
+static_assert(offsetof(KilnHostApi, pass_request_repass) == 632);
+static_assert(offsetof(KilnHostApi, pass_request_immediate_repass) == 640);
+static_assert(offsetof(KilnHostApi, pass_add_counter) == 648);
+static_assert(offsetof(KilnHostApi, pass_option_bool) == 656);
+static_assert(offsetof(KilnHostApi, pass_option_int) == 664);
+static_assert(offsetof(KilnHostApi, pass_option_float) == 672);
+static_assert(offsetof(KilnHostApi, pass_option_string) == 680);
+static_assert(offsetof(KilnHostApi, kernel_input_count) == 688);
+static_assert(offsetof(KilnHostApi, kernel_input_kind) == 696);
+static_assert(offsetof(KilnHostApi, kernel_input) == 704);
+static_assert(offsetof(KilnHostApi, kernel_input_sequence_length) == 712);
+static_assert(offsetof(KilnHostApi, kernel_input_sequence_element) == 720);
+static_assert(offsetof(KilnHostApi, kernel_attribute) == 728);
+static_assert(offsetof(KilnHostApi, kernel_output_count) == 736);
+static_assert(offsetof(KilnHostApi, kernel_alloc_output) == 744);
+static_assert(offsetof(KilnHostApi, kernel_alloc_output_sequence) == 752);
+static_assert(offsetof(KilnHostApi, kernel_alloc_sequence_element) == 760);
+static_assert(offsetof(KilnHostApi, kernel_set_output_none) == 768);
+static_assert(offsetof(KilnHostApi, kernel_opset_version) == 776);
+static_assert(offsetof(KilnHostApi, infer_input_count) == 784);
+static_assert(offsetof(KilnHostApi, infer_input_elem_type) == 792);
+static_assert(offsetof(KilnHostApi, infer_input_shape) == 800);
+static_assert(offsetof(KilnHostApi, infer_input_dim_symbol) == 808);
+static_assert(offsetof(KilnHostApi, infer_input_constant) == 816);
+static_assert(offsetof(KilnHostApi, infer_attribute) == 824);
+static_assert(offsetof(KilnHostApi, infer_output_count) == 832);
+static_assert(offsetof(KilnHostApi, infer_set_output) == 840);
+static_assert(offsetof(KilnHostApi, node_subgraph_count) == 848);  // since 1.1
+static_assert(offsetof(KilnHostApi, node_subgraph) == 856);  // since 1.1
+static_assert(offsetof(KilnHostApi, attr_graph) == 864);  // since 1.1
+static_assert(offsetof(KilnHostApi, graph_parent_node) == 872);  // since 1.1
+static_assert(offsetof(KilnHostApi, value_graph) == 880);  // since 1.1
+static_assert(offsetof(KilnHostApi, node_inline_subgraph) == 888);  // since 1.1
+
+// ---- the entry point never changes ----
+static_assert(std::is_same_v<decltype(&kiln_plugin_entry), KilnPluginEntryFn>);
+static_assert(std::is_same_v<KilnPluginEntryFn,
+                             KilnStatus* (*)(const KilnHostApi*, uint32_t, const KilnPluginDescriptor**)>);
+
+namespace {
+
+TEST(AbiVersion, MacrosPackMajorAndMinor) {
+  EXPECT_EQ(KILN_ABI_VERSION, 0x00010001u);
+  EXPECT_EQ(KILN_ABI_VERSION_1_0, 0x00010000u);
+  EXPECT_EQ(KILN_ABI_VERSION_1_1, KILN_ABI_VERSION);
+  EXPECT_EQ(KILN_ABI_VERSION_GET_MAJOR(KILN_ABI_VERSION), 1u);
+  EXPECT_EQ(KILN_ABI_VERSION_GET_MINOR(KILN_ABI_VERSION), 1u);
+  EXPECT_EQ(KILN_ABI_VERSION_GET_MAJOR(KILN_MAKE_ABI_VERSION(2, 7)), 2u);
+  EXPECT_EQ(KILN_ABI_VERSION_GET_MINOR(KILN_MAKE_ABI_VERSION(2, 7)), 7u);
+  EXPECT_STREQ(KILN_PLUGIN_ENTRY_SYMBOL, "kiln_plugin_entry");
+  EXPECT_EQ(kiln_test_v1_0_abi_version, KILN_ABI_VERSION_1_0);
+}
+
+// Every struct and field of 1.0, compared with the current header: same offset, same size.
+TEST(AbiLayout, Version1_0IsAStrictPrefix) {
+  struct Current {
+    const char* type;
+    const char* field;
+    size_t offset;
+    size_t size;
+  };
+  const Current current[] = {
+#define KILN_STRUCT(type) {#type, nullptr, sizeof(type), 0},
+#define KILN_FIELD(type, field) {#type, #field, offsetof(type, field), sizeof(((type*)nullptr)->field)},
+#include "abi_v1_0_fields.inc"
+#undef KILN_FIELD
+#undef KILN_STRUCT
+  };
+  ASSERT_EQ(kiln_test_v1_0_layout_count, std::size(current));
+  for (size_t i = 0; i < std::size(current); ++i) {
+    const KilnTestLayoutEntry& old = kiln_test_v1_0_layout[i];
+    SCOPED_TRACE(std::string(old.type) + "." + (old.field ? old.field : "(struct)"));
+    ASSERT_STREQ(old.type, current[i].type);
+    if (old.field) {
+      ASSERT_STREQ(old.field, current[i].field);
+      EXPECT_EQ(old.offset, current[i].offset);
+      EXPECT_EQ(old.size, current[i].size);
+    } else {
+      EXPECT_LE(old.offset, current[i].offset) << "a struct never shrinks";
+      EXPECT_GE(old.offset, old.size) << "a 1.0 struct passes the 1.0 minimum";
+    }
+  }
+}
+
+// The KILN_*_SIZE_1_0 minimums mean the same in both headers, and end exactly at the last 1.0 field.
+TEST(AbiLayout, MinimumSizesEndAtTheLast1_0Field) {
+  struct Minimum {
+    const char* type;
+    size_t size;
+  };
+  const Minimum minimums[] = {
+      {"KilnTensorView", KILN_TENSOR_VIEW_SIZE_1_0},
+      {"KilnPluginDescriptor", KILN_PLUGIN_DESCRIPTOR_SIZE_1_0},
+      {"KilnOptionInfo", KILN_OPTION_INFO_SIZE_1_0},
+      {"KilnPassInfo", KILN_PASS_INFO_SIZE_1_0},
+      {"KilnKernelInfo", KILN_KERNEL_INFO_SIZE_1_0},
+      {"KilnOpSchemaInfo", KILN_OP_SCHEMA_INFO_SIZE_1_0},
+      {"KilnFusionRulePackInfo", KILN_FUSION_RULE_PACK_INFO_SIZE_1_0},
+      {"KilnTargetInfo", KILN_TARGET_INFO_SIZE_1_0},
+      {"KilnHostApi", KILN_HOST_API_SIZE_1_0},
+  };
+  for (const Minimum& m : minimums) {
+    SCOPED_TRACE(m.type);
+    const KilnTestLayoutEntry* old_struct = nullptr;
+    const KilnTestLayoutEntry* last_field = nullptr;
+    for (size_t i = 0; i < kiln_test_v1_0_layout_count; ++i) {
+      const KilnTestLayoutEntry& e = kiln_test_v1_0_layout[i];
+      if (std::strcmp(e.type, m.type) != 0) continue;
+      if (e.field) last_field = &e;
+      else old_struct = &e;
+    }
+    ASSERT_NE(old_struct, nullptr);
+    ASSERT_NE(last_field, nullptr);
+    EXPECT_EQ(old_struct->size, m.size);
+    EXPECT_EQ(m.size, last_field->offset + last_field->size);
+  }
+  EXPECT_EQ(KILN_PASS_INFO_SIZE_1_0, 88u);
+  EXPECT_EQ(KILN_PLUGIN_DESCRIPTOR_SIZE_1_0, 40u);
+  EXPECT_EQ(KILN_HOST_API_SIZE_1_0, 24u + 8u * 103u);
+}
+
+TEST(AbiLayout, StructHasFieldGatesNewerFields) {
+  KilnPassInfo pass{};
+  pass.struct_size = KILN_PASS_INFO_SIZE_1_0;
+  EXPECT_TRUE(KILN_STRUCT_HAS_FIELD(&pass, KilnPassInfo, destroy_user_data));
+  EXPECT_FALSE(KILN_STRUCT_HAS_FIELD(&pass, KilnPassInfo, on_finish_graph));
+  pass.struct_size = sizeof pass;
+  EXPECT_TRUE(KILN_STRUCT_HAS_FIELD(&pass, KilnPassInfo, on_finish_graph));
+
+  KilnPluginDescriptor descriptor{};
+  descriptor.struct_size = KILN_PLUGIN_DESCRIPTOR_SIZE_1_0;
+  EXPECT_FALSE(KILN_STRUCT_HAS_FIELD(&descriptor, KilnPluginDescriptor, description));
+
+  KilnHostApi host{};
+  host.struct_size = KILN_HOST_API_SIZE_1_0;
+  EXPECT_TRUE(KILN_HOST_HAS(&host, infer_set_output));
+  EXPECT_FALSE(KILN_HOST_HAS(&host, node_subgraph_count));
+  EXPECT_FALSE(KILN_HOST_HAS(&host, node_inline_subgraph));
+  host.struct_size = sizeof host;
+  EXPECT_TRUE(KILN_HOST_HAS(&host, node_inline_subgraph));
+}
+
+// What a host reads from a plugin of another major version, to name it in the error, never moves.
+TEST(AbiLayout, PrefixFrozenAcrossMajorVersions) {
+  EXPECT_EQ(offsetof(KilnPluginDescriptor, abi_version), 8u);
+  EXPECT_EQ(offsetof(KilnPluginDescriptor, name), 16u);
+  EXPECT_EQ(offsetof(KilnPluginDescriptor, version), 24u);
+  EXPECT_EQ(offsetof(KilnHostApi, abi_version), 8u);
+  EXPECT_EQ(offsetof(KilnHostApi, status_create), 24u);
+}
+
+TEST(AbiTypes, ElementSizes) {
+  EXPECT_EQ(kiln_elem_type_size(KILN_ELEM_UNDEFINED), 0u);
+  EXPECT_EQ(kiln_elem_type_size(KILN_ELEM_BOOL), 1u);
+  EXPECT_EQ(kiln_elem_type_size(KILN_ELEM_FLOAT16), 2u);
+  EXPECT_EQ(kiln_elem_type_size(KILN_ELEM_BFLOAT16), 2u);
+  EXPECT_EQ(kiln_elem_type_size(KILN_ELEM_FLOAT), 4u);
+  EXPECT_EQ(kiln_elem_type_size(KILN_ELEM_INT64), 8u);
+  EXPECT_EQ(kiln_elem_type_size(KILN_ELEM_COMPLEX64), 8u);
+  EXPECT_EQ(kiln_elem_type_size(KILN_ELEM_COMPLEX128), 16u);
+  EXPECT_EQ(kiln_elem_type_size(KILN_ELEM_STRING), sizeof(KilnString));
+  EXPECT_EQ(kiln_elem_type_size(17), 0u);  // a newer ONNX type passes through, unsized
+}
+
+}  // namespace

@@ -1,0 +1,36 @@
+// Loader and roll-back test plugin, with the C++ wrapper: ThrowingPass changes the graph, then throws a
+// std::runtime_error mid-pass, which the wrapper must turn into a status. Every node it visits gets
+// `_kiln_test_touched`; the first visit that finds another node already touched throws. On a graph of two or
+// more nodes the pass always fails after changing it; rolling it back must restore the graph exactly.
+#include <kiln/kiln_plugin.hpp>
+
+#include <algorithm>
+#include <stdexcept>
+#include <string_view>
+#include <vector>
+
+namespace {
+
+namespace sdk = kiln::sdk;
+
+constexpr std::string_view kTouched = "_kiln_test_touched";
+
+class ThrowingPass final : public sdk::NodePass {
+ public:
+  static constexpr std::string_view kName = "ThrowingPass";
+  static constexpr std::string_view kDescription = "marks nodes, then throws mid-pass";
+
+  void Run(sdk::PassContext& ctx, sdk::Node node) override {
+    node.SetInt(kTouched, 1);
+    std::vector<sdk::Node> nodes = node.OwnerGraph().Nodes();
+    bool another = std::ranges::any_of(nodes, [&](sdk::Node n) { return n != node && n.HasAttr(kTouched); });
+    if (another) throw std::runtime_error("ThrowingPass throws mid-pass (on purpose)");
+    ctx.AddCounter("touched");
+  }
+};
+
+}  // namespace
+
+KILN_PLUGIN("throwing_pass", "1.0.0", "a pass that throws through the C++ wrapper") {
+  reg.AddNodePass<ThrowingPass>();
+}
