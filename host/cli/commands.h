@@ -14,7 +14,8 @@ Action AddCompileCommand(CLI::App& app);
 Action AddInfoCommand(CLI::App& app);
 Action AddOptionsCommand(CLI::App& app);
 Action AddPassesCommand(CLI::App& app);
-// `run`, `verify` and `plugins`, until they are built: each explains and exits 1.
+Action AddPluginsCommand(CLI::App& app);
+// `run` and `verify`, until they are built: each explains and exits 1.
 void AddReservedCommands(CLI::App& app, std::vector<std::pair<CLI::App*, Action>>& actions);
 
 }  // namespace kiln::cli

@@ -12,6 +12,7 @@
 #include "ir/model.h"
 #include "onnx/onnx_export.h"
 #include "onnx/onnx_import.h"
+#include "options/core_options.h"
 #include "pipeline/pipeline_printer.h"
 #include "report/model_summary.h"
 #include "support/atomic_file.h"
@@ -75,10 +76,37 @@ void PrintSummary(const nlohmann::json& r) {
 int RunCompile(const CompileArgs& a) {
   if (!SetLogLevel(a.log_level))
     throw UsageError("--log-level: '" + a.log_level + "' is not one of: trace, debug, info, warn, error, off");
-  if (!a.plugins.empty()) throw UsageError("--plugin: plugin loading is not available in this version");
   Compiler compiler;
+  // Plugins first (--plugin, then the pipeline's, then the search path's): option flags may name their options.
+  compiler.LoadPlugins(a.plugins);
+  std::optional<Error> plugin_error;  // a pipeline plugin that failed: reported by Resolve, after the flags
+  {
+    OptionLayer level_only(OptionPlace::kCli);
+    for (const OptionFlag& f : GivenOptionFlags())
+      if (f.name == kOptLevelOption) level_only.Set(compiler.options(), f.name, f.value, f.text);
+    CompileRequest probe;
+    probe.session = &level_only;
+    if (!a.pipeline.empty()) probe.pipeline_file = a.pipeline;
+    try {
+      compiler.LoadPluginsFor(probe);
+    } catch (const Error& e) {
+      if (e.code() != ExitCode::kPlugin) throw;
+      plugin_error = e;
+    }
+  }
   OptionLayer session(OptionPlace::kCli);
-  for (const OptionFlag& f : GivenOptionFlags()) session.Set(compiler.options(), f.name, f.value, f.text);
+  for (const OptionFlag& f : GivenOptionFlags()) {
+    try {
+      session.Set(compiler.options(), f.name, f.value, f.text);
+    } catch (const Error&) {
+      // An unknown option that is no near miss of a known one may be the failed plugin's: report that instead.
+      const OptionRegistry& known = compiler.options();
+      if (plugin_error && !known.Find(f.name) &&
+          known.UnknownOptionMessage(f.name).find("did you mean") == std::string::npos)
+        throw *plugin_error;
+      throw;
+    }
+  }
   CompileRequest req;
   req.session = &session;
   if (!a.pipeline.empty()) req.pipeline_file = a.pipeline;
@@ -87,13 +115,15 @@ int RunCompile(const CompileArgs& a) {
   req.dump_dir = a.dump_dir;
   req.dump_after = a.dump_after;
   if (!a.dump_dir.empty() && a.dump_after.empty()) req.dump_after = {"all"};
+  if (!a.print_pipeline) {
+    if (a.model.empty()) throw UsageError("compile: MODEL is required");
+    if (a.output.empty()) throw UsageError("compile: -o OUT is required");
+  }
   ResolvedPipeline resolved = compiler.Resolve(req);
   if (a.print_pipeline) {
     std::cout << PrintPipeline(resolved.pipeline, resolved.plan, resolved.options);
     return 0;
   }
-  if (a.model.empty()) throw UsageError("compile: MODEL is required");
-  if (a.output.empty()) throw UsageError("compile: -o OUT is required");
   if (SamePath(a.model, a.output) && !a.in_place)
     throw UsageError("-o " + a.output + " is the input model; pass --in-place to overwrite it");
   if (!a.dump_dir.empty()) {

@@ -1,12 +1,31 @@
-// kiln options [--level Ox] [--json], kiln passes [--json], and the reserved subcommands.
+// kiln options [--level Ox] [--json], kiln passes [--json], kiln plugins [--json], and the reserved subcommands.
+// Each takes --plugin PATH (repeatable) and also lists what the plugins of the search path registered.
 #include <iostream>
+
+#include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
 #include "compile/compiler.h"
 #include "options/options_listing.h"
+#include "plugin/plugin_listing.h"
 #include "support/error.h"
 
 namespace kiln::cli {
+namespace {
+
+// --plugin PATH (repeatable), then the search path's plugins.
+std::shared_ptr<std::vector<std::string>> AddPluginOption(CLI::App* cmd) {
+  auto paths = std::make_shared<std::vector<std::string>>();
+  cmd->add_option("--plugin", *paths, "Load a plugin file or every plugin in a directory (repeatable)");
+  return paths;
+}
+
+void LoadPlugins(Compiler& compiler, const std::vector<std::string>& paths) {
+  compiler.LoadPlugins(paths);
+  compiler.LoadSearchPathPlugins();
+}
+
+}  // namespace
 
 Action AddOptionsCommand(CLI::App& app) {
   auto* cmd = app.add_subcommand("options", "List every option: levels, default per level, allowed values, where "
@@ -15,8 +34,10 @@ Action AddOptionsCommand(CLI::App& app) {
   auto json = std::make_shared<bool>(false);
   cmd->add_option("--level", *level, "Show only the options active at this level (O0..O3)");
   cmd->add_flag("--json", *json, "Print JSON instead of a table");
-  return [level, json] {
+  auto plugins = AddPluginOption(cmd);
+  return [level, json, plugins] {
     Compiler compiler;
+    LoadPlugins(compiler, *plugins);
     std::optional<OptLevel> lv;
     if (!level->empty()) {
       lv = ParseOptLevel(*level);
@@ -32,18 +53,24 @@ Action AddPassesCommand(CLI::App& app) {
   auto* cmd = app.add_subcommand("passes", "List every pass with its kind, owner, switch option and arguments");
   auto json = std::make_shared<bool>(false);
   cmd->add_flag("--json", *json, "Print JSON instead of text");
-  return [json] {
+  auto plugins = AddPluginOption(cmd);
+  return [json, plugins] {
     Compiler compiler;
+    LoadPlugins(compiler, *plugins);
     nlohmann::json out = nlohmann::json::array();
     for (const PassInfo* p : compiler.passes().All()) {
       nlohmann::json args = nlohmann::json::array();
       for (const auto& a : p->args)
         args.push_back({{"name", a.name}, {"default", a.default_value}, {"allowed", a.allowed}, {"help", a.help}});
+      nlohmann::json shadows = nlohmann::json::array();  // later registrations of the name, ignored (first wins)
+      for (const ShadowedPass& s : compiler.passes().shadowed())
+        if (s.name == p->name) shadows.push_back(s.owner);
       out.push_back({{"name", p->name},
                      {"kind", p->kind == PassInfo::Kind::kNode ? "node" : "graph"},
                      {"owner", p->owner},
                      {"switch_option", p->switch_option},
                      {"args", args},
+                     {"shadows", shadows},
                      {"help", p->help}});
     }
     if (*json) {
@@ -59,13 +86,31 @@ Action AddPassesCommand(CLI::App& app) {
       for (const auto& a : p["args"])
         std::cout << "    arg " << a["name"].get<std::string>() << " (default " << a["default"].get<std::string>()
                   << "): " << a["help"].get<std::string>() << "\n";
+      for (const auto& s : p["shadows"])
+        std::cout << "    shadows the registration of " << s.get<std::string>() << " (first wins)\n";
     }
     return 0;
   };
 }
 
+Action AddPluginsCommand(CLI::App& app) {
+  auto* cmd = app.add_subcommand(
+      "plugins", "List every loaded plugin (--plugin, KILN_PLUGIN_PATH, the install directory): name, version, ABI "
+                 "version, file, what it registered, and registrations shadowed by an earlier one of the same name");
+  auto json = std::make_shared<bool>(false);
+  cmd->add_flag("--json", *json, "Print JSON instead of text");
+  auto plugins = AddPluginOption(cmd);
+  return [json, plugins] {
+    Compiler compiler;
+    LoadPlugins(compiler, *plugins);
+    if (*json) std::cout << plugin::PluginsToJson(compiler.plugins()).dump(2) << "\n";
+    else std::cout << plugin::PluginsToText(compiler.plugins());
+    return 0;
+  };
+}
+
 void AddReservedCommands(CLI::App& app, std::vector<std::pair<CLI::App*, Action>>& actions) {
-  for (const char* name : {"run", "verify", "plugins"}) {
+  for (const char* name : {"run", "verify"}) {
     auto* cmd = app.add_subcommand(name, std::string("(reserved: not available in this version)"));
     cmd->allow_extras();
     std::string n = name;

@@ -32,6 +32,7 @@ int main(int argc, char** argv) {
   add(kiln::cli::AddInfoCommand);
   add(kiln::cli::AddOptionsCommand);
   add(kiln::cli::AddPassesCommand);
+  add(kiln::cli::AddPluginsCommand);
   kiln::cli::AddReservedCommands(app, actions);
   try {
     std::vector<std::string> args(argv, argv + argc);

@@ -10,6 +10,8 @@
 #include "onnx/onnx_export.h"
 #include "options/core_options.h"
 #include "pipeline/pipeline_loader.h"
+#include "plugin/plugin_pass.h"
+#include "plugin/plugin_search.h"
 #include "support/error.h"
 
 namespace kiln {
@@ -33,13 +35,29 @@ fs::path ShippedPipelineFile(OptLevel level) {
 Compiler::Compiler() {
   RegisterCoreOptions(options_);
   RegisterBuiltinPasses(passes_);
+  RegisterBuiltinKernels(kernels_);
 }
 
-ResolvedPipeline Compiler::Resolve(const CompileRequest& request) const {
+void Compiler::LoadPlugins(const std::vector<std::string>& paths) {
+  for (const std::string& path : paths) plugins_.LoadPath(path);
+}
+
+void Compiler::LoadSearchPathPlugins() { plugins_.LoadSearchPath(); }
+
+void Compiler::LoadPluginsFor(const CompileRequest& request) {
+  OptLevel level = ResolveLevel(options_, OptionLayers{request.graph, request.session, nullptr});
+  fs::path file = request.pipeline_file ? *request.pipeline_file : ShippedPipelineFile(level);
+  // The pipeline's plugins come before the search path's (the first registration of a name wins).
+  if (fs::exists(file)) plugins_.LoadPipelinePlugins(plugin::ReadPipelinePlugins(file));
+  plugins_.LoadSearchPath();
+}
+
+ResolvedPipeline Compiler::Resolve(const CompileRequest& request) {
   OptionLayers layers{request.graph, request.session, nullptr};
   OptLevel level = ResolveLevel(options_, layers);
   fs::path file = request.pipeline_file ? *request.pipeline_file : ShippedPipelineFile(level);
   if (!fs::exists(file)) throw ConfigError(file.string() + ": no such pipeline file");
+  LoadPluginsFor(request);  // before the pipeline is loaded: its passes may be plugins'
   Pipeline pipeline = LoadPipelineFile(file, options_, passes_);
   if (request.pipeline_file) {
     bool level_set = (request.graph && request.graph->Find(kOptLevelOption)) ||
@@ -70,6 +88,7 @@ nlohmann::json StatsJson(const PassStats& s) {
 }  // namespace
 
 nlohmann::json Compiler::Run(Model& model, const ResolvedPipeline& resolved, const CompileRequest& request) const {
+  plugin::PluginCompileScope plugin_scope(resolved.options);  // what plugin passes read their options from
   nlohmann::json report;
   report["level"] = std::string(OptLevelName(resolved.plan.level));
   report["pipeline"] = resolved.pipeline.files.empty() ? "" : resolved.pipeline.files.front();

@@ -1,0 +1,42 @@
+// The reference executor: runs a graph on the registered kernels (plugin level first, then built-ins) in
+// topological order, with If, Loop and Scan bodies run by the executor itself and sequence and optional values
+// passed through. Each intermediate value is freed after its last use, so peak memory follows the live set.
+#pragma once
+
+#include <vector>
+
+#include "kernels/kernel_registry.h"
+#include "kernels/runtime_value.h"
+
+namespace kiln {
+
+class Graph;
+class Model;
+class Value;
+
+class Executor {
+ public:
+  Executor(const Model& model, const KernelRegistry& kernels) : model_(model), kernels_(kernels) {}
+
+  // Runs the model with `inputs` bound to its graph inputs in order (graph inputs that are initializers take
+  // the initializer when no value is given). Returns the graph outputs in order. Throws kiln::Error naming the
+  // node when a kernel is missing or fails.
+  std::vector<RtValue> Run(const std::vector<RtValue>& inputs) const;
+
+  // The graph inputs a caller must feed (those that are not also initializers).
+  static std::vector<const Value*> RequiredInputs(const Graph& g);
+
+ private:
+  struct Env;
+  std::vector<RtValue> RunGraph(const Graph& g, Env& env) const;
+  void RunNode(const Node& n, Env& env) const;
+  void RunIf(const Node& n, Env& env, std::vector<RtValue>& outputs) const;
+  void RunLoop(const Node& n, Env& env, std::vector<RtValue>& outputs) const;
+  void RunScan(const Node& n, Env& env, std::vector<RtValue>& outputs) const;
+  void RunSequenceMap(const Node& n, Env& env, std::vector<RtValue>& outputs) const;
+
+  const Model& model_;
+  const KernelRegistry& kernels_;
+};
+
+}  // namespace kiln

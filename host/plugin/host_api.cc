@@ -1,0 +1,269 @@
+// The KilnHostApi table, its status and logging slots, and the call frames that own what slots hand a plugin
+// during one call. The slot groups live beside this file: host_api_graph.cc (reading graphs, nodes, values),
+// host_api_attributes.cc, host_api_mutation.cc, host_api_kernel.cc (node_compute and the kernel context),
+// host_api_schema.cc (custom-op schemas and the shape context), host_api_registration.cc, and plugin_pass.cc (the
+// pass context).
+#include "plugin/host_api.h"
+
+#include <spdlog/spdlog.h>
+
+#include <limits>
+#include <new>
+
+#include "ir/graph.h"
+#include "ir/model.h"
+#include "support/error.h"
+#include "support/logging.h"
+
+namespace kiln::plugin {
+namespace {
+
+// ---- status slots (status_create is frozen across majors)
+KilnStatus* StatusCreate(KilnStatusCode code, const char* message) {
+  try {
+    return new KilnStatus{code, message ? message : ""};
+  } catch (...) {
+    return nullptr;  // out of memory: nothing sensible is left to do
+  }
+}
+KilnStatusCode StatusCode(const KilnStatus* s) { return s ? s->code : KILN_STATUS_OK; }
+const char* StatusMessage(const KilnStatus* s) { return s ? s->message.c_str() : ""; }
+void StatusRelease(KilnStatus* s) { delete s; }
+
+// ---- logging
+spdlog::level::level_enum LevelOf(KilnLogLevel level) {
+  switch (level) {
+    case KILN_LOG_TRACE: return spdlog::level::trace;
+    case KILN_LOG_DEBUG: return spdlog::level::debug;
+    case KILN_LOG_INFO: return spdlog::level::info;
+    case KILN_LOG_WARN: return spdlog::level::warn;
+    default: return spdlog::level::err;
+  }
+}
+void Log(KilnLogLevel level, const char* logger, const char* message) {
+  try {
+    Logger(logger && *logger ? logger : "plugin")->log(LevelOf(level), "{}", message ? message : "");
+  } catch (...) {  // a failure to log is not the plugin's problem
+  }
+}
+int LogEnabled(KilnLogLevel level) {
+  return GuardedValue(0, [&] { return Logger("plugin")->should_log(LevelOf(level)) ? 1 : 0; });
+}
+
+KilnHostApi BuildTable() {
+  KilnHostApi api{};
+  api.struct_size = sizeof(KilnHostApi);
+  api.abi_version = KILN_ABI_VERSION;
+  api.host_version = KILN_HOST_VERSION;
+  api.status_create = StatusCreate;
+  api.status_code = StatusCode;
+  api.status_message = StatusMessage;
+  api.status_release = StatusRelease;
+  api.log = Log;
+  api.log_enabled = LogEnabled;
+  FillRegistrationSlots(api);
+  FillGraphSlots(api);
+  FillAttributeSlots(api);
+  FillMutationSlots(api);
+  FillKernelSlots(api);
+  FillPassSlots(api);
+  FillSchemaSlots(api);
+  return api;
+}
+
+thread_local CallFrame* t_top = nullptr;
+
+}  // namespace
+
+const KilnHostApi& HostApi() {
+  static const KilnHostApi api = BuildTable();
+  return api;
+}
+
+std::string AbiVersionText(uint32_t version) {
+  return std::to_string(KILN_ABI_VERSION_GET_MAJOR(version)) + "." + std::to_string(KILN_ABI_VERSION_GET_MINOR(version));
+}
+
+KilnStatus* MakeStatus(KilnStatusCode code, std::string message) {
+  return new KilnStatus{code, std::move(message)};
+}
+
+const char* StatusCodeName(KilnStatusCode code) {
+  switch (code) {
+    case KILN_STATUS_OK: return "OK";
+    case KILN_STATUS_FAILED: return "FAILED";
+    case KILN_STATUS_INVALID_ARGUMENT: return "INVALID_ARGUMENT";
+    case KILN_STATUS_NOT_FOUND: return "NOT_FOUND";
+    case KILN_STATUS_UNSUPPORTED: return "UNSUPPORTED";
+    case KILN_STATUS_FAILED_PRECONDITION: return "FAILED_PRECONDITION";
+    case KILN_STATUS_OUT_OF_RANGE: return "OUT_OF_RANGE";
+    case KILN_STATUS_ABI_MISMATCH: return "ABI_MISMATCH";
+    case KILN_STATUS_OUT_OF_MEMORY: return "OUT_OF_MEMORY";
+    case KILN_STATUS_INTERNAL: return "INTERNAL";
+    default: return "UNKNOWN";
+  }
+}
+
+std::string TakeStatusText(KilnStatus* status) {
+  if (status == nullptr) return "";
+  std::string text = (status->message.empty() ? std::string("(no message)") : status->message) + " [" +
+                     StatusCodeName(status->code) + "]";
+  delete status;
+  return text;
+}
+
+KilnStatus* StatusFromCurrentException() noexcept {
+  try {
+    try {
+      throw;
+    } catch (const SlotError& e) {
+      return MakeStatus(e.code(), e.what());
+    } catch (const std::invalid_argument& e) {
+      return MakeStatus(KILN_STATUS_INVALID_ARGUMENT, e.what());
+    } catch (const std::out_of_range& e) {
+      return MakeStatus(KILN_STATUS_OUT_OF_RANGE, e.what());
+    } catch (const std::bad_alloc&) {
+      return MakeStatus(KILN_STATUS_OUT_OF_MEMORY, "out of memory");
+    } catch (const Error& e) {
+      return MakeStatus(KILN_STATUS_FAILED, e.what());
+    } catch (const std::exception& e) {
+      return MakeStatus(KILN_STATUS_INTERNAL, std::string("host error: ") + e.what());
+    } catch (...) {
+      return MakeStatus(KILN_STATUS_INTERNAL, "host error of unknown type");
+    }
+  } catch (...) {
+    return nullptr;  // out of memory while reporting: the best left is "no status"
+  }
+}
+
+// ---- frames
+
+CallFrame::CallFrame(const HostServices* services) : services_(services), outer_(t_top) { t_top = this; }
+
+CallFrame::~CallFrame() { t_top = outer_; }
+
+CallFrame& CallFrame::Current() {
+  if (t_top != nullptr) return *t_top;
+  // A plugin calling the host outside any callback (from its own thread, say): nothing it gets is freed.
+  thread_local CallFrame fallback(nullptr);
+  return fallback;
+}
+
+const KilnTensorView* CallFrame::View(const std::shared_ptr<const Tensor>& t) {
+  keep_.push_back(std::const_pointer_cast<Tensor>(t));  // held only to keep it alive
+  return View(*t);
+}
+
+const KilnTensorView* CallFrame::View(const Tensor& t) {
+  KilnTensorView& v = Make<KilnTensorView>();
+  v.struct_size = sizeof(KilnTensorView);
+  v.elem_type = static_cast<int32_t>(t.type());
+  v.rank = static_cast<uint32_t>(t.dims().size());
+  v.dims = t.dims().empty() ? nullptr : t.dims().data();
+  if (t.type() == DataType::kString) {
+    auto& strings = Make<std::vector<KilnString>>();
+    for (const std::string& s : t.strings()) strings.push_back({s.data(), s.size()});
+    v.data = strings.empty() ? nullptr : strings.data();
+    v.byte_size = strings.size() * sizeof(KilnString);
+  } else {
+    auto bytes = t.bytes();
+    v.data = bytes.empty() ? nullptr : const_cast<std::byte*>(bytes.data());
+    v.byte_size = bytes.size();
+  }
+  return &v;
+}
+
+StringTensorFill& CallFrame::NewStringFill(std::vector<int64_t> dims, size_t count) {
+  StringTensorFill& f = Make<StringTensorFill>();
+  f.dims = std::move(dims);
+  f.strings.resize(count);
+  f.views.resize(count, KilnString{"", 0});
+  f.view.struct_size = sizeof(KilnTensorView);
+  f.view.elem_type = KILN_ELEM_STRING;
+  f.view.rank = static_cast<uint32_t>(f.dims.size());
+  f.view.dims = f.dims.empty() ? nullptr : f.dims.data();
+  f.view.data = f.views.empty() ? nullptr : f.views.data();
+  f.view.byte_size = count * sizeof(KilnString);
+  fills_[&f.view] = &f;
+  return f;
+}
+
+StringTensorFill* CallFrame::FindStringFill(const KilnTensorView* view) {
+  for (CallFrame* f = t_top; f != nullptr; f = f->outer_) {
+    auto it = f->fills_.find(view);
+    if (it != f->fills_.end()) return it->second;
+  }
+  return nullptr;
+}
+
+void CallFrame::Finish() {
+  for (auto& [v, fill] : string_constants_) {
+    if (v->is_deleted()) continue;
+    Tensor t = Tensor::FromStrings(fill->dims, fill->strings);
+    t.set_name(v->name());
+    v->graph()->SetInitializer(v, std::make_shared<const Tensor>(std::move(t)));
+  }
+  string_constants_.clear();
+  for (Value* v : released_) {
+    if (v->is_deleted() || v->has_uses() || v->is_graph_input()) continue;
+    if (v->is_initializer()) {
+      v->graph()->RemoveValue(v);
+    } else if (Node* p = v->producer(); p && !p->is_deleted() && p->op_type() == "Constant" && p->domain().empty()) {
+      bool unused = true;
+      for (Value* o : p->outputs()) unused = unused && (o == nullptr || !o->has_uses());
+      if (unused) p->graph()->RemoveNode(p);
+    }
+  }
+  released_.clear();
+}
+
+// ---- validation helpers
+
+bool ValidElemType(int32_t elem_type) {
+  return elem_type != KILN_ELEM_UNDEFINED && DataTypeFromOnnx(elem_type).has_value();
+}
+
+std::vector<int64_t> CheckedDims(size_t rank, const int64_t* dims) {
+  if (rank > 64) throw std::invalid_argument("rank " + std::to_string(rank) + " is over the host's limit of 64");
+  if (rank > 0 && dims == nullptr) throw std::invalid_argument("dims is NULL for rank " + std::to_string(rank));
+  std::vector<int64_t> out(dims, dims + rank);
+  int64_t count = 1;
+  for (size_t i = 0; i < rank; ++i) {
+    if (out[i] < 0) throw std::invalid_argument("dimension " + std::to_string(i) + " is negative");
+    if (__builtin_mul_overflow(count, out[i], &count) || count > (int64_t{1} << 40))
+      throw SlotError(KILN_STATUS_OUT_OF_MEMORY, "a tensor of that shape is over the host's size limit");
+  }
+  return out;
+}
+
+Tensor TensorFromView(const KilnTensorView& view) {
+  if (view.struct_size < KILN_TENSOR_VIEW_SIZE_1_0)
+    throw SlotError(KILN_STATUS_ABI_MISMATCH, "KilnTensorView.struct_size " + std::to_string(view.struct_size) +
+                                                  " is smaller than ABI 1.0's " +
+                                                  std::to_string(KILN_TENSOR_VIEW_SIZE_1_0));
+  if (!ValidElemType(view.elem_type))
+    throw std::invalid_argument("element type " + std::to_string(view.elem_type) + " is not one Kiln knows");
+  std::vector<int64_t> dims = CheckedDims(view.rank, view.dims);
+  int64_t count = 1;
+  for (int64_t d : dims) count *= d;
+  DataType type = static_cast<DataType>(view.elem_type);
+  size_t elem = type == DataType::kString ? sizeof(KilnString) : ElementSize(type);
+  if (view.byte_size != static_cast<uint64_t>(count) * elem)
+    throw std::invalid_argument("byte_size " + std::to_string(view.byte_size) + " does not match " +
+                                std::to_string(count) + " elements of " + std::to_string(elem) + " bytes");
+  if (view.byte_size > 0 && view.data == nullptr) throw std::invalid_argument("data is NULL");
+  if (type == DataType::kString) {
+    std::vector<std::string> strings;
+    strings.reserve(static_cast<size_t>(count));
+    const auto* s = static_cast<const KilnString*>(view.data);
+    for (int64_t i = 0; i < count; ++i) {
+      if (s[i].size > 0 && s[i].data == nullptr) throw std::invalid_argument("a string element's data is NULL");
+      strings.emplace_back(s[i].data ? s[i].data : "", static_cast<size_t>(s[i].size));
+    }
+    return Tensor::FromStrings(std::move(dims), std::move(strings));
+  }
+  auto bytes = std::span<const std::byte>(static_cast<const std::byte*>(view.data), view.byte_size);
+  return Tensor(type, std::move(dims), Buffer::Copy(bytes));
+}
+
+}  // namespace kiln::plugin

@@ -1,0 +1,164 @@
+// The host side of the plugin ABI (sdk/include/kiln/kiln_plugin.h): the KilnHostApi table every plugin gets,
+// and what its slots share. The opaque handles are the IR objects themselves (a KilnNode* is a kiln::Node*, a
+// KilnAttribute* a const kiln::Attribute*); the host's own objects (statuses, contexts, the registrar) complete
+// the ABI's opaque structs below. Nothing outside host/plugin/ sees a raw plugin pointer.
+//
+// Every call into a plugin runs inside a CallFrame: the frame owns what the host hands the plugin during that
+// call (tensor views, dims, string arrays), which the ABI keeps valid until the callback returns, and the work
+// a pass callback leaves for its end (string constants to write, constants left without uses to remove).
+// Frames nest (a pass computing a node through a plugin kernel); host slots use the innermost.
+#pragma once
+
+#include <kiln/kiln_plugin.h>
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "ir/tensor.h"
+
+struct KilnStatus {
+  KilnStatusCode code;
+  std::string message;
+};
+
+namespace kiln {
+
+class Graph;
+class KernelRegistry;
+class Node;
+class Value;
+struct Attribute;
+
+namespace plugin {
+
+// The table: built once, valid for the life of the process.
+const KilnHostApi& HostApi();
+// "1.1" for a packed ABI version.
+std::string AbiVersionText(uint32_t version);
+
+// ---- handles: the IR objects themselves
+inline KilnGraph* ToKiln(Graph* g) { return reinterpret_cast<KilnGraph*>(g); }
+inline KilnNode* ToKiln(Node* n) { return reinterpret_cast<KilnNode*>(n); }
+inline KilnValue* ToKiln(Value* v) { return reinterpret_cast<KilnValue*>(v); }
+inline const KilnAttribute* ToKiln(const Attribute* a) { return reinterpret_cast<const KilnAttribute*>(a); }
+inline Graph* FromKiln(KilnGraph* g) { return reinterpret_cast<Graph*>(g); }
+inline Node* FromKiln(KilnNode* n) { return reinterpret_cast<Node*>(n); }
+inline Value* FromKiln(KilnValue* v) { return reinterpret_cast<Value*>(v); }
+inline const Attribute* FromKiln(const KilnAttribute* a) { return reinterpret_cast<const Attribute*>(a); }
+
+// ---- statuses
+KilnStatus* MakeStatus(KilnStatusCode code, std::string message);
+// "INVALID_ARGUMENT", ...
+const char* StatusCodeName(KilnStatusCode code);
+// A status a plugin handed back, as "message [CODE]"; frees it.
+std::string TakeStatusText(KilnStatus* status);
+// A failure with a precise status code, thrown inside slot bodies and caught by Guarded.
+class SlotError : public std::runtime_error {
+ public:
+  SlotError(KilnStatusCode code, const std::string& message) : std::runtime_error(message), code_(code) {}
+  KilnStatusCode code() const { return code_; }
+
+ private:
+  KilnStatusCode code_;
+};
+// The status for the exception being handled (call inside a catch block).
+KilnStatus* StatusFromCurrentException() noexcept;
+// Runs a slot body, turning any exception into a status: the host never throws into a plugin.
+template <class F>
+KilnStatus* Guarded(F&& f) noexcept {
+  try {
+    f();
+    return nullptr;
+  } catch (...) {
+    return StatusFromCurrentException();
+  }
+}
+// For slots without a status: the body's result, or `fallback` when it throws.
+template <class R, class F>
+R GuardedValue(R fallback, F&& f) noexcept {
+  try {
+    return f();
+  } catch (...) {
+    return fallback;
+  }
+}
+
+// What slots need beyond the graph: the kernels node_compute runs through.
+struct HostServices {
+  const KernelRegistry* kernels = nullptr;          // plugin kernels first, then the built-ins
+  const KernelRegistry* builtin_kernels = nullptr;  // the built-ins alone (KILN_COMPUTE_BUILTIN_ONLY)
+};
+
+// A STRING tensor a plugin is filling (graph_create_constant, kernel outputs): tensor_set_string writes here.
+struct StringTensorFill {
+  std::vector<int64_t> dims;
+  std::vector<std::string> strings;
+  std::vector<KilnString> views;  // what the plugin sees through the tensor view
+  KilnTensorView view{};
+};
+
+class CallFrame {
+ public:
+  explicit CallFrame(const HostServices* services);
+  ~CallFrame();
+  CallFrame(const CallFrame&) = delete;
+  CallFrame& operator=(const CallFrame&) = delete;
+
+  // The innermost frame of this thread; a process-wide fallback when a plugin calls outside any callback.
+  static CallFrame& Current();
+  const HostServices* services() const { return services_; }
+
+  // Storage that lives until the frame ends.
+  template <class T, class... Args>
+  T& Make(Args&&... args) {
+    auto p = std::make_shared<T>(std::forward<Args>(args)...);
+    T& ref = *p;
+    keep_.push_back(std::move(p));
+    return ref;
+  }
+  const char* Str(std::string s) { return Make<std::string>(std::move(s)).c_str(); }
+  // A read-only view of a host tensor (strings become a KilnString array owned by the frame).
+  const KilnTensorView* View(const std::shared_ptr<const Tensor>& t);
+  const KilnTensorView* View(const Tensor& t);  // t must outlive the frame
+
+  // A STRING tensor being filled: registered so tensor_set_string (in any frame) finds it.
+  StringTensorFill& NewStringFill(std::vector<int64_t> dims, size_t count);
+  static StringTensorFill* FindStringFill(const KilnTensorView* view);
+  // A string constant to write when the pass callback succeeds.
+  void DeferStringConstant(Value* v, StringTensorFill* fill) { string_constants_.push_back({v, fill}); }
+  // Values a deleted node read: constants among them left without uses go when the callback succeeds.
+  void NoteReleased(Value* v) { released_.push_back(v); }
+  // The pass callback succeeded: write deferred string constants, remove constants left without uses.
+  void Finish();
+
+ private:
+  const HostServices* services_;
+  CallFrame* outer_;
+  std::vector<std::shared_ptr<void>> keep_;
+  std::map<const KilnTensorView*, StringTensorFill*> fills_;
+  std::vector<std::pair<Value*, StringTensorFill*>> string_constants_;
+  std::vector<Value*> released_;
+};
+
+// ---- slot groups, each filling its part of the table (host_api_*.cc)
+void FillGraphSlots(KilnHostApi& api);
+void FillAttributeSlots(KilnHostApi& api);
+void FillMutationSlots(KilnHostApi& api);
+void FillKernelSlots(KilnHostApi& api);
+void FillSchemaSlots(KilnHostApi& api);
+void FillRegistrationSlots(KilnHostApi& api);
+void FillPassSlots(KilnHostApi& api);
+
+// Validation helpers shared by the slots.
+bool ValidElemType(int32_t elem_type);
+// Checks rank/dims as a plugin passed them and returns them; throws std::invalid_argument naming the problem.
+std::vector<int64_t> CheckedDims(size_t rank, const int64_t* dims);
+// A copy of a plugin's tensor view as a host tensor (bytes copied; strings copied from KilnString).
+Tensor TensorFromView(const KilnTensorView& view);
+
+}  // namespace plugin
+}  // namespace kiln

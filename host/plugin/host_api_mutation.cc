@@ -1,0 +1,263 @@
+// Host slots that change a graph: value types, new nodes and constants, rewiring, deleting, shape inference,
+// and inlining a subgraph (ABI 1.1). Every change goes through the IR's own methods, which record how to undo
+// themselves in the model's journal, so that a failed pass call is rolled back to the graph as it was.
+// Arguments are checked before anything changes: a refused call leaves the graph untouched.
+#include <stdexcept>
+
+#include <onnx/defs/schema.h>
+
+#include "ir/graph.h"
+#include "ir/model.h"
+#include "kernels/runtime_value.h"
+#include "plugin/host_api.h"
+#include "plugin/host_api_values.h"
+
+#if __has_include("shape/shape_inference.h")
+#include "shape/shape_inference.h"
+#define KILN_HAS_SHAPE_INFERENCE 1
+#endif
+
+namespace kiln::plugin {
+
+void InlineSubgraph(Node& node, size_t index);  // host_api_inline.cc
+
+namespace {
+
+Graph& LiveGraph(KilnGraph* g) {
+  if (!g) throw std::invalid_argument("graph is NULL");
+  return *FromKiln(g);
+}
+
+Node& LiveNode(KilnNode* n) {
+  if (!n) throw std::invalid_argument("node is NULL");
+  Node& node = *FromKiln(n);
+  if (node.is_deleted()) throw SlotError(KILN_STATUS_FAILED_PRECONDITION, "node '" + node.name() + "' was deleted");
+  return node;
+}
+
+Value& LiveValue(KilnValue* v, const char* what) {
+  if (!v) throw std::invalid_argument(std::string(what) + " is NULL");
+  Value& value = *FromKiln(v);
+  if (value.is_deleted()) throw SlotError(KILN_STATUS_FAILED_PRECONDITION, "value '" + value.name() + "' was deleted");
+  return value;
+}
+
+void CheckVisible(const Graph& g, const Value& v) {
+  if (!g.IsVisible(&v))
+    throw std::invalid_argument("value '" + v.name() + "' is not visible in graph '" + g.name() + "'");
+}
+
+// A custom domain a new node uses is imported at the version its schema registered (1 when none did).
+void ImportDomain(Model& m, const std::string& domain) {
+  if (domain.empty() || domain == "ai.onnx" || m.OpsetVersion(domain)) return;
+  int64_t version = 1;
+  const auto& ranges = onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map();
+  if (auto it = ranges.find(domain); it != ranges.end()) version = it->second.second;
+  m.opset_imports.push_back({domain, version});
+  Journal& j = m.journal();
+  if (j.active()) j.Record([&m] { m.opset_imports.pop_back(); });
+}
+
+KilnStatus* SetTensorType(KilnValue* v, int32_t elem_type, int64_t rank, const int64_t* dims,
+                          const char* const* symbols) {
+  return Guarded([&] { LiveValue(v, "value").SetType(TensorTypeFrom(elem_type, rank, dims, symbols)); });
+}
+
+KilnStatus* CreateNode(KilnGraph* g, const char* op_type, const char* domain, const char* name,
+                       KilnValue* const* inputs, size_t input_count, size_t output_count, KilnNode** out_node) {
+  return Guarded([&] {
+    Graph& graph = LiveGraph(g);
+    if (!out_node) throw std::invalid_argument("out_node is NULL");
+    if (!op_type || !*op_type) throw std::invalid_argument("op_type is NULL or empty");
+    if (input_count && !inputs) throw std::invalid_argument("inputs is NULL");
+    if (output_count > 65536 || input_count > 65536) throw std::invalid_argument("too many inputs or outputs");
+    std::vector<Value*> ins(input_count, nullptr);
+    for (size_t i = 0; i < input_count; ++i) {
+      if (!inputs[i]) continue;
+      ins[i] = &LiveValue(inputs[i], "an input");
+      CheckVisible(graph, *ins[i]);
+    }
+    std::string dom = domain ? domain : "";
+    ImportDomain(*graph.model(), dom);
+    *out_node = ToKiln(graph.AddNode(op_type, std::move(ins), output_count, name ? name : "", dom));
+  });
+}
+
+KilnStatus* CreateConstant(KilnGraph* g, const char* name, int32_t elem_type, size_t rank, const int64_t* dims,
+                           KilnValue** out_value, KilnTensorView** out_data) {
+  return Guarded([&] {
+    Graph& graph = LiveGraph(g);
+    if (!out_value || !out_data) throw std::invalid_argument("out_value or out_data is NULL");
+    if (!ValidElemType(elem_type))
+      throw std::invalid_argument("element type " + std::to_string(elem_type) + " is not one Kiln knows");
+    std::vector<int64_t> shape = CheckedDims(rank, dims);
+    CallFrame& frame = CallFrame::Current();
+    OutputTensor o = AllocateTensor(static_cast<DataType>(elem_type), shape);
+    Tensor t = *o.tensor;
+    t.set_name(name ? name : "");
+    Value* v = graph.AddInitializer(std::move(t));
+    if (elem_type == KILN_ELEM_STRING) {
+      StringTensorFill& fill = frame.NewStringFill(shape, static_cast<size_t>(v->initializer()->num_elements()));
+      frame.DeferStringConstant(v, &fill);
+      *out_data = &fill.view;
+    } else {
+      KilnTensorView& view = frame.Make<KilnTensorView>();
+      const Tensor& held = *v->initializer();
+      view.struct_size = sizeof(KilnTensorView);
+      view.elem_type = elem_type;
+      view.rank = static_cast<uint32_t>(held.dims().size());
+      view.dims = held.dims().empty() ? nullptr : held.dims().data();
+      view.data = held.bytes().empty() ? nullptr : o.data;
+      view.byte_size = held.bytes().size();
+      *out_data = &view;
+    }
+    *out_value = ToKiln(v);
+  });
+}
+
+KilnStatus* CreateConstantFromView(KilnGraph* g, const char* name, const KilnTensorView* tensor,
+                                   KilnValue** out_value) {
+  return Guarded([&] {
+    Graph& graph = LiveGraph(g);
+    if (!tensor || !out_value) throw std::invalid_argument("tensor or out_value is NULL");
+    Tensor t = TensorFromView(*tensor);
+    t.set_name(name ? name : "");
+    *out_value = ToKiln(graph.AddInitializer(std::move(t)));
+  });
+}
+
+KilnStatus* TensorSetString(KilnTensorView* tensor, size_t index, const char* data, size_t size) {
+  return Guarded([&] {
+    StringTensorFill* fill = CallFrame::FindStringFill(tensor);
+    if (!fill) throw std::invalid_argument("the tensor is not a STRING tensor this call is filling");
+    if (index >= fill->strings.size())
+      throw std::out_of_range("index " + std::to_string(index) + " is past the tensor's " +
+                              std::to_string(fill->strings.size()) + " elements");
+    if (!data && size) throw std::invalid_argument("data is NULL");
+    fill->strings[index].assign(data ? data : "", size);
+    fill->views[index] = KilnString{fill->strings[index].data(), fill->strings[index].size()};
+  });
+}
+
+KilnStatus* NodeSetInput(KilnNode* n, size_t index, KilnValue* v) {
+  return Guarded([&] {
+    Node& node = LiveNode(n);
+    if (index > node.num_inputs())
+      throw std::out_of_range("input index " + std::to_string(index) + " is past the node's " +
+                              std::to_string(node.num_inputs()) + " inputs");
+    Value* value = nullptr;
+    if (v) {
+      value = &LiveValue(v, "value");
+      CheckVisible(*node.graph(), *value);
+    }
+    if (Value* old = node.input(index); old && old != value) CallFrame::Current().NoteReleased(old);
+    node.SetInput(index, value);
+  });
+}
+
+// A graph output named by `old` moves to `replacement`: refused when that would make one value two outputs, or
+// an input an output.
+void CheckOutputMove(const Value& old, const Value& replacement) {
+  if (!old.is_graph_output()) return;
+  if (replacement.is_graph_input() || replacement.is_graph_output())
+    throw SlotError(KILN_STATUS_FAILED_PRECONDITION,
+                    "value '" + old.name() + "' is a graph output and '" + replacement.name() + "' is already a graph " +
+                        (replacement.is_graph_input() ? "input" : "output"));
+}
+
+KilnStatus* ReplaceAllUses(KilnValue* old_value, KilnValue* new_value) {
+  return Guarded([&] {
+    Value& from = LiveValue(old_value, "old_value");
+    Value& to = LiveValue(new_value, "new_value");
+    if (&from == &to) return;
+    CheckVisible(*from.graph(), to);
+    CheckOutputMove(from, to);
+    // TODO(ir): keep the output's name once the IR can rename a value (the ABI promises it); until then a graph
+    // output that moves takes the replacement's name.
+    from.graph()->ReplaceAllUsesWith(&from, &to);
+  });
+}
+
+KilnStatus* NodeDelete(KilnNode* n) {
+  return Guarded([&] {
+    Node& node = LiveNode(n);
+    for (Value* out : node.outputs())
+      if (out && out->has_uses())
+        throw SlotError(KILN_STATUS_FAILED_PRECONDITION, "node '" + node.name() + "' cannot be deleted: its output '" +
+                                                             out->name() + "' is still used");
+    CallFrame& frame = CallFrame::Current();
+    for (Value* in : node.inputs())
+      if (in) frame.NoteReleased(in);
+    node.graph()->RemoveNode(&node);
+  });
+}
+
+KilnStatus* NodeIsolateAndDelete(KilnNode* n, const int64_t* io_map, size_t map_size) {
+  return Guarded([&] {
+    Node& node = LiveNode(n);
+    if (map_size != node.num_outputs())
+      throw std::invalid_argument("io_map has " + std::to_string(map_size) + " entries for " +
+                                  std::to_string(node.num_outputs()) + " outputs");
+    if (map_size && !io_map) throw std::invalid_argument("io_map is NULL");
+    // Check every output first, so that a refusal changes nothing.
+    for (size_t k = 0; k < map_size; ++k) {
+      Value* out = node.output(k);
+      if (!out || !out->has_uses()) continue;
+      if (io_map[k] < 0)
+        throw SlotError(KILN_STATUS_FAILED_PRECONDITION, "output '" + out->name() + "' of node '" + node.name() +
+                                                             "' is used but io_map maps it to no input");
+      Value* in = node.input(static_cast<size_t>(io_map[k]));
+      if (static_cast<size_t>(io_map[k]) >= node.num_inputs() || !in)
+        throw std::invalid_argument("io_map[" + std::to_string(k) + "] names no present input");
+      CheckOutputMove(*out, *in);
+    }
+    Graph& g = *node.graph();
+    for (size_t k = 0; k < map_size; ++k) {
+      Value* out = node.output(k);
+      if (out && out->has_uses()) g.ReplaceAllUsesWith(out, node.input(static_cast<size_t>(io_map[k])));
+    }
+    CallFrame& frame = CallFrame::Current();
+    for (Value* in : node.inputs())
+      if (in) frame.NoteReleased(in);
+    g.RemoveNode(&node);
+  });
+}
+
+int NodeIsDeleted(KilnNode* n) { return n && FromKiln(n)->is_deleted() ? 1 : 0; }
+
+KilnStatus* InferShapesSlot(KilnGraph* g, KilnNode* n) {
+  return Guarded([&] {
+    Graph& graph = LiveGraph(g);
+    if (n) LiveNode(n);
+#ifdef KILN_HAS_SHAPE_INFERENCE
+    InferShapes(*graph.model());
+#else
+    // TODO(shape): run host/shape's inference once it exists (it is picked up automatically by __has_include).
+    (void)graph;
+    throw SlotError(KILN_STATUS_UNSUPPORTED, "this Kiln host has no shape inference yet");
+#endif
+  });
+}
+
+KilnStatus* NodeInlineSubgraph(KilnNode* n, size_t index) {
+  return Guarded([&] { InlineSubgraph(LiveNode(n), index); });
+}
+
+}  // namespace
+
+void FillMutationSlots(KilnHostApi& api) {
+  api.value_set_tensor_type = SetTensorType;
+  api.graph_create_node = CreateNode;
+  api.graph_create_constant = CreateConstant;
+  api.graph_create_constant_from_view = CreateConstantFromView;
+  api.tensor_set_string = TensorSetString;
+  api.node_set_input = NodeSetInput;
+  api.value_replace_all_uses = ReplaceAllUses;
+  api.node_delete = NodeDelete;
+  api.node_isolate_and_delete = NodeIsolateAndDelete;
+  api.node_is_deleted = NodeIsDeleted;
+  api.infer_shapes = InferShapesSlot;
+  api.node_inline_subgraph = NodeInlineSubgraph;
+}
+
+}  // namespace kiln::plugin

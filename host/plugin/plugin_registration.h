@@ -1,0 +1,94 @@
+// What a plugin registers during register_plugin, checked and held until the plugin's register function returns:
+// only then, and only if it succeeded, does anything reach the host's registries (which cannot take a
+// registration back). A plugin whose registration fails leaves no trace but its destroy callbacks, which are
+// called before it is unloaded.
+//
+// Names taken already (by the host or an earlier plugin) follow the first-wins rule: the earlier registration
+// stays in effect and this one is recorded as shadowed in the plugin's record. A pass's switch option that no
+// one registered is created as a bool defaulting to true, owned by the plugin.
+#pragma once
+
+#include <kiln/kiln_plugin.h>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "kernels/kernel_registry.h"
+#include "options/option_registry.h"
+#include "passes/pass_registry.h"
+#include "plugin/loaded_plugin.h"
+#include "plugin/plugin_pass.h"
+#include "plugin/plugin_schema.h"
+
+namespace kiln::plugin {
+
+// Names registered across all plugins of one PluginSet, for the first-wins rule where the host's registries
+// keep no owner (kernels, rule packs, targets).
+struct PluginNames {
+  std::map<std::string, std::string> kernels;  // "domain.Op" -> first plugin
+  std::map<std::string, std::string> fusion_rules;
+  std::map<std::string, std::string> targets;
+};
+
+struct HostRegistries {
+  OptionRegistry& options;
+  PassRegistry& passes;
+  KernelRegistry& kernels;
+  PluginNames& names;
+};
+
+class PendingRegistration {
+ public:
+  PendingRegistration(LoadedPlugin& plugin, const HostServices* services);
+  ~PendingRegistration();  // calls the destroy callbacks of what was accepted but never committed
+  PendingRegistration(const PendingRegistration&) = delete;
+  PendingRegistration& operator=(const PendingRegistration&) = delete;
+
+  // The register_* slots: each checks its struct (size, required fields, callbacks) and throws SlotError, with
+  // nothing kept, when it is refused.
+  void AddPass(const KilnPassInfo* info);
+  void AddKernel(const KilnKernelInfo* info);
+  void AddOpSchema(const KilnOpSchemaInfo* info);
+  void AddFusionRules(const KilnFusionRulePackInfo* info);
+  void AddTarget(const KilnTargetInfo* info);
+  void AddOption(const KilnOptionInfo* info);
+
+  // Everything goes into the registries and the plugin's record. Throws PluginError when ONNX refuses a schema.
+  void Commit(HostRegistries registries);
+
+ private:
+  struct PendingKernel {
+    KernelDef def;
+    std::string key;  // "domain.Op"
+    std::string detail;
+  };
+  struct PendingSchema {
+    OpSchemaSpec spec;
+    KilnInferShapesFn infer = nullptr;
+    void* user_data = nullptr;
+  };
+  void Keep(KilnDestroyFn destroy, void* user_data);
+  void Record(Registration::Kind kind, std::string name, std::string detail, std::string shadowed_by = {});
+  OptionDef OptionFrom(const KilnOptionInfo* info, bool own) const;
+
+  LoadedPlugin& plugin_;
+  const HostServices* services_;
+  std::vector<std::shared_ptr<PluginPassDef>> passes_;
+  std::vector<PendingKernel> kernels_;
+  std::vector<PendingSchema> schemas_;
+  std::vector<OptionDef> options_;
+  std::vector<FusionRulePack> rule_packs_;
+  std::vector<std::string> targets_;
+  std::vector<std::pair<KilnDestroyFn, void*>> destroyers_;
+  bool committed_ = false;
+};
+
+}  // namespace kiln::plugin
+
+// The registrar a plugin's register function receives: open only while that function runs.
+struct KilnRegistrar {
+  kiln::plugin::PendingRegistration* pending = nullptr;
+  bool open = false;
+};

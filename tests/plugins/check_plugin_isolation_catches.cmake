@@ -1,0 +1,45 @@
+# ctest script: check_plugin_isolation.cmake fails where it should. A fake tree holds a plugin source that
+# includes a host header (and one that includes a header of its own named like a host folder, which is fine), a
+# target line that links kiln_host, and a "plugin" library that needs host libraries (a copy of the kiln binary).
+#   cmake -DCHECK=check_plugin_isolation.cmake -DKILN=<kiln binary> -DREADELF=... -DWORK_DIR=... -P this
+cmake_minimum_required(VERSION 3.25)
+foreach(var CHECK KILN READELF WORK_DIR)
+  if(NOT ${var})
+    message(FATAL_ERROR "check_plugin_isolation_catches.cmake: ${var} is not set")
+  endif()
+endforeach()
+file(REMOVE_RECURSE ${WORK_DIR})
+file(WRITE ${WORK_DIR}/src/host/ir/graph.h "// the host's\n")
+file(WRITE ${WORK_DIR}/src/plugins/bad/bad.cc "#include <kiln/kiln_plugin.h>\n#include \"ir/graph.h\"\n")
+file(WRITE ${WORK_DIR}/src/plugins/good/ir/own.h "// the plugin's own\n")
+file(WRITE ${WORK_DIR}/src/plugins/good/good.cc "#include \"ir/own.h\"\n#include <vector>\n")
+file(WRITE ${WORK_DIR}/targets.txt "kiln_bad|Kiln::sdk,kiln_host|${WORK_DIR}/src/host\nkiln_good|Kiln::sdk|\n")
+file(MAKE_DIRECTORY ${WORK_DIR}/lib)
+file(COPY_FILE ${KILN} ${WORK_DIR}/lib/libkiln_fake.so)
+
+execute_process(COMMAND ${CMAKE_COMMAND} -DSOURCE_DIR=${WORK_DIR}/src -DPLUGIN_DIR=${WORK_DIR}/lib
+                        -DTARGETS_FILE=${WORK_DIR}/targets.txt -DREADELF=${READELF} -P ${CHECK}
+  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+set(text "${out}${err}")
+set(problems "")
+if(rc EQUAL 0)
+  string(APPEND problems "the check passed a tree that breaks the rule\n")
+endif()
+foreach(expected "plugins/bad/bad.cc includes the host header \"ir/graph.h\"" "target kiln_bad links the host library kiln_host"
+                 "target kiln_bad has the host include directory" "libkiln_fake.so needs the host library libonnx")
+  string(FIND "${text}" "${expected}" at)
+  if(at EQUAL -1)
+    string(APPEND problems "not reported: ${expected}\n")
+  endif()
+endforeach()
+foreach(unexpected "good.cc" "kiln_good")
+  string(FIND "${text}" "${unexpected}" at)
+  if(NOT at EQUAL -1)
+    string(APPEND problems "wrongly reported: ${unexpected}\n")
+  endif()
+endforeach()
+file(REMOVE_RECURSE ${WORK_DIR})
+if(problems)
+  message(FATAL_ERROR "${problems}check output:\n${text}")
+endif()
+message(STATUS "the isolation check reports what breaks the rule")

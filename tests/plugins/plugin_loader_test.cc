@@ -1,0 +1,189 @@
+// The loader in process: every bad plugin is refused with a PluginError naming its file and the problem, the
+// older-minor plugin loads and negotiates 1.0, the hello plugin's registrations reach the registries (and ONNX's
+// schema registry), a file named twice loads once, a second plugin of a name already loaded is skipped, and
+// clashing registrations follow first-wins and are recorded as shadowed.
+#include <gtest/gtest.h>
+
+#include <onnx/defs/schema.h>
+
+#include <filesystem>
+
+#include "compile/compiler.h"
+#include "plugin/host_api.h"
+#include "support/error.h"
+
+namespace kiln {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string TestPlugin(const std::string& what) {
+  std::string name = what == "not_elf" ? "kiln_test_plugin_not_elf.so" : "libkiln_test_plugin_" + what + ".so";
+  return std::string(KILN_TEST_PLUGIN_DIR) + "/" + name;
+}
+
+// Loads one file in a fresh Compiler and returns the PluginError's message ("" when it loaded).
+std::string LoadError(const std::string& file) {
+  Compiler compiler;
+  try {
+    compiler.LoadPlugins({file});
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ExitCode::kPlugin) << e.what();
+    return e.what();
+  }
+  return "";
+}
+
+void ExpectRefused(const std::string& what, const std::vector<std::string>& words) {
+  std::string file = TestPlugin(what);
+  std::string message = LoadError(file);
+  ASSERT_FALSE(message.empty()) << what << " loaded";
+  EXPECT_NE(message.find(file), std::string::npos) << message;
+  for (const std::string& w : words) EXPECT_NE(message.find(w), std::string::npos) << "'" << w << "' in: " << message;
+  EXPECT_EQ(message.find('\n'), std::string::npos) << "one line: " << message;
+}
+
+TEST(PluginLoader, RefusesAFileThatIsNotASharedLibrary) {
+  ExpectRefused("not_elf", {"cannot be loaded", "file too short"});
+}
+TEST(PluginLoader, RefusesALibraryWithoutTheEntry) { ExpectRefused("no_entry", {"does not export kiln_plugin_entry"}); }
+TEST(PluginLoader, RefusesAWrongMajorNamingBothVersions) {
+  ExpectRefused("wrong_major", {"wrong_major", "built for Kiln ABI 2.0", "this host implements 1.1"});
+}
+TEST(PluginLoader, RefusesAnEntryThatReturnsAnError) {
+  ExpectRefused("entry_error", {"entry refused to load", "refuses to load (on purpose)", "[FAILED]"});
+}
+TEST(PluginLoader, RefusesARegistrationWithANullCallback) {
+  ExpectRefused("null_callback", {"registration failed", "NullCallbackPass", "without run_on_node", "INVALID_ARGUMENT"});
+}
+TEST(PluginLoader, RefusesAStructSmallerThanTheFirstVersion) {
+  ExpectRefused("small_struct", {"SmallStructPass", "KilnPassInfo", "smaller than ABI 1.0's", "ABI_MISMATCH"});
+  ExpectRefused("small_descriptor", {"small_descriptor", "descriptor", "smaller than ABI 1.0's"});
+}
+TEST(PluginLoader, RefusesAMissingFile) { ExpectRefused("no_such_plugin", {"does not exist"}); }
+
+TEST(PluginLoader, ARefusedPluginLeavesNoRegistration) {
+  Compiler compiler;
+  EXPECT_THROW(compiler.LoadPlugins({TestPlugin("null_callback")}), Error);
+  EXPECT_EQ(compiler.passes().Find("NullCallbackPass"), nullptr);
+  EXPECT_TRUE(compiler.plugins().plugins().empty());
+}
+
+TEST(PluginLoader, LoadsAnOlderMinorAndNegotiatesDown) {
+  Compiler compiler;
+  compiler.LoadPlugins({TestPlugin("old_minor")});
+  const plugin::LoadedPlugin* p = compiler.plugins().Find("old_minor");
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(p->abi_version, KILN_ABI_VERSION_1_0);
+  EXPECT_EQ(p->negotiated_version, KILN_ABI_VERSION_1_0);
+  EXPECT_EQ(p->description, "");  // a 1.0 descriptor has none: never read
+  const PassInfo* pass = compiler.passes().Find("OldMinorPass");
+  ASSERT_NE(pass, nullptr);
+  EXPECT_EQ(pass->owner, "old_minor");
+}
+
+TEST(PluginLoader, HelloRegistersItsPassOptionKernelAndSchema) {
+  Compiler compiler;
+  compiler.LoadPlugins({TestPlugin("hello")});
+  const plugin::LoadedPlugin* p = compiler.plugins().Find("hello");
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(p->version, "1.0.0");
+  EXPECT_EQ(p->negotiated_version, KILN_ABI_VERSION);
+  EXPECT_EQ(p->origin, "--plugin");
+  EXPECT_TRUE(fs::path(p->file).is_absolute());
+  const PassInfo* pass = compiler.passes().Find("HelloIdentityPass");
+  ASSERT_NE(pass, nullptr);
+  EXPECT_EQ(pass->switch_option, "hello.identityElimination");
+  const OptionDef* option = compiler.options().Find("hello.identityElimination");
+  ASSERT_NE(option, nullptr);
+  EXPECT_EQ(option->owner, "hello");
+  EXPECT_TRUE(compiler.kernels().Has("hello", "Double", 1));
+  const onnx::OpSchema* schema = onnx::OpSchemaRegistry::Schema("Double", 1, "hello");
+  ASSERT_NE(schema, nullptr);
+  EXPECT_EQ(schema->domain(), "hello");
+}
+
+TEST(PluginLoader, AFileNamedTwiceLoadsOnce) {
+  Compiler compiler;
+  compiler.LoadPlugins({TestPlugin("hello"), TestPlugin("hello"), fs::path(TestPlugin("hello")).lexically_normal()});
+  EXPECT_EQ(compiler.plugins().plugins().size(), 1u);
+  EXPECT_TRUE(compiler.passes().shadowed().empty());
+}
+
+TEST(PluginLoader, ASecondPluginOfTheSameNameIsSkipped) {
+  fs::path dir = fs::temp_directory_path() / ("kiln_loader_dup_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  fs::copy_file(TestPlugin("hello"), dir / "libhello_copy.so", fs::copy_options::overwrite_existing);
+  Compiler compiler;
+  compiler.LoadPlugins({TestPlugin("hello"), (dir / "libhello_copy.so").string()});
+  EXPECT_EQ(compiler.plugins().plugins().size(), 1u);
+  ASSERT_EQ(compiler.plugins().skipped().size(), 1u);
+  EXPECT_NE(compiler.plugins().skipped()[0].reason.find("already loaded"), std::string::npos);
+  fs::remove_all(dir);
+}
+
+TEST(PluginLoader, ClashingRegistrationsFirstWinsAndAreReported) {
+  Compiler compiler;
+  compiler.LoadPlugins({TestPlugin("hello"), TestPlugin("shadow")});
+  EXPECT_EQ(compiler.passes().Find("HelloIdentityPass")->owner, "hello");
+  EXPECT_EQ(compiler.options().Find("hello.identityElimination")->owner, "hello");
+  ASSERT_EQ(compiler.passes().shadowed().size(), 1u);
+  EXPECT_EQ(compiler.passes().shadowed()[0].owner, "shadow");
+  const plugin::LoadedPlugin* shadow = compiler.plugins().Find("shadow");
+  ASSERT_NE(shadow, nullptr);
+  std::map<std::string, std::string> shadowed_by;
+  for (const auto& r : shadow->registrations) shadowed_by[std::string(plugin::KindName(r.kind)) + " " + r.name] = r.shadowed_by;
+  EXPECT_EQ(shadowed_by["pass HelloIdentityPass"], "hello");
+  EXPECT_EQ(shadowed_by["option hello.identityElimination"], "hello");
+  EXPECT_EQ(shadowed_by["kernel hello.Double"], "hello");
+  EXPECT_EQ(shadowed_by["op schema hello.Double"], "hello");
+  EXPECT_EQ(shadowed_by["fusion rules shadow_rules"], "");
+  EXPECT_EQ(shadowed_by["target shadow_target"], "");
+  ASSERT_EQ(shadow->fusion_rules.size(), 1u);
+  EXPECT_EQ(shadow->fusion_rules[0].yaml, "rules: []\n");
+  EXPECT_EQ(shadow->targets, std::vector<std::string>{"shadow_target"});
+}
+
+TEST(PluginLoader, ADirectoryLoadsEveryPluginInIt) {
+  fs::path dir = fs::temp_directory_path() / ("kiln_loader_dir_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  fs::copy_file(TestPlugin("hello"), dir / "libkiln_hello.so", fs::copy_options::overwrite_existing);
+  fs::copy_file(TestPlugin("old_minor"), dir / "libkiln_old_minor.so", fs::copy_options::overwrite_existing);
+  fs::copy_file(TestPlugin("not_elf"), dir / "not_a_plugin.txt", fs::copy_options::overwrite_existing);
+  Compiler compiler;
+  compiler.LoadPlugins({dir.string()});
+  EXPECT_NE(compiler.plugins().Find("hello"), nullptr);
+  EXPECT_NE(compiler.plugins().Find("old_minor"), nullptr);
+  // A pipeline naming `hello` finds it loaded; one naming `old_minor` resolves in the --plugin directory.
+  compiler.plugins().LoadPipelinePlugins({{"hello", {}}, {"old_minor", {}}});
+  EXPECT_EQ(compiler.plugins().plugins().size(), 2u);
+  fs::remove_all(dir);
+}
+
+TEST(PluginLoader, AMissingPipelinePluginNamesItsPosition) {
+  Compiler compiler;
+  try {
+    compiler.plugins().LoadPipelinePlugins({{"no_such_plugin", SourcePos{"mine.yaml", 3, 11}}});
+    FAIL() << "loaded";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ExitCode::kPlugin);
+    std::string m = e.what();
+    EXPECT_EQ(m.rfind("mine.yaml:3:11: plugin 'no_such_plugin' was not found", 0), 0u) << m;
+    EXPECT_NE(m.find("libkiln_no_such_plugin.so"), std::string::npos) << m;
+  }
+}
+
+TEST(PluginLoader, TheHostTableIsCompleteAndVersioned) {
+  const KilnHostApi& api = plugin::HostApi();
+  EXPECT_EQ(api.struct_size, sizeof(KilnHostApi));
+  EXPECT_EQ(api.abi_version, KILN_ABI_VERSION);
+  // Every slot is filled: the table is a run of pointers after the header.
+  const size_t first = offsetof(KilnHostApi, status_create);
+  const auto* slots = reinterpret_cast<void* const*>(reinterpret_cast<const char*>(&api) + first);
+  size_t count = (sizeof(KilnHostApi) - first) / sizeof(void*);
+  EXPECT_EQ(count, 109u);
+  for (size_t i = 0; i < count; ++i) EXPECT_NE(slots[i], nullptr) << "slot " << i;
+}
+
+}  // namespace
+}  // namespace kiln
