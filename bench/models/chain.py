@@ -1,0 +1,35 @@
+"""A synthetic graph of exactly N nodes for driver benchmarks (load, walk,
+verify, write): cheap elementwise ops on a small tensor, Add -> Mul -> Relu
+repeated, each Add and Mul with its own small constant initializer.
+
+Numerics stay bounded: x <- relu(c * (x + a)) with c in [0.9, 1.0] and
+a in [-0.1, 0.1] keeps |x| below about 2 whatever N is."""
+
+import numpy as np
+from onnx import TensorProto
+
+from builder import Builder, dims
+
+_PATTERN = ("Add", "Mul", "Relu")
+
+
+def chain(batch_symbolic=False, seed=0, opset=17, nodes=100000, width=16):
+    if nodes < 1:
+        raise ValueError("--nodes must be at least 1")
+    b = Builder(opset=opset, seed=seed)
+    x = b.input("input", TensorProto.FLOAT, dims(batch_symbolic, width))
+    # draw all constants at once (fast, and still a pure function of the seed)
+    adds = b.uniform((nodes, width), -0.1, 0.1)
+    muls = b.uniform((nodes, width), 0.9, 1.0)
+    for i in range(nodes):
+        op = _PATTERN[i % 3]
+        blk = i // 3
+        with b.scope("layers.%d" % blk):
+            if op == "Add":
+                x = b.op("Add", [x, b.param("layers.%d.bias" % blk, adds[i])])
+            elif op == "Mul":
+                x = b.op("Mul", [x, b.param("layers.%d.scale" % blk, muls[i])])
+            else:
+                x = b.op("Relu", [x])
+    b.output(x, "output", TensorProto.FLOAT, dims(batch_symbolic, width))
+    return b.model("synthetic Add/Mul/Relu chain of %d nodes, seed %d" % (nodes, seed))

@@ -1,0 +1,41 @@
+// Transpose: permutes the dimensions (perm attribute; default reverses them). Every element type, strings
+// included; the copy walks the source with permuted strides, merging dimensions that stay contiguous.
+#include "core/family_registry.h"
+#include "core/tensor_util.h"
+
+namespace {
+
+namespace sdk = kiln::sdk;
+using namespace kiln::kernels;
+using namespace kiln::kernels::tx;
+
+void TransposeKernel(sdk::KernelContext& ctx) {
+  sdk::TensorView x = ctx.RequiredInput(0);
+  auto in = x.Dims();
+  const int64_t rank = static_cast<int64_t>(in.size());
+  std::vector<int64_t> perm = ctx.GetInts("perm");
+  if (perm.empty()) {
+    for (int64_t i = rank; i-- > 0;) perm.push_back(i);
+  }
+  if (static_cast<int64_t>(perm.size()) != rank)
+    throw InvalidArg("Transpose: perm has " + std::to_string(perm.size()) + " entries for rank " +
+                     std::to_string(rank));
+  perm = NormalizeAxes(perm, rank);
+  const Dims in_strides = Strides(in);
+  Dims out_dims(perm.size()), strides(perm.size());
+  for (size_t i = 0; i < perm.size(); ++i) {
+    out_dims[i] = in[static_cast<size_t>(perm[i])];
+    strides[i] = in_strides[static_cast<size_t>(perm[i])];
+  }
+  DispatchRaw(x.ElemType(), [&]<typename U>() {
+    RawOut<U> out(ctx.AllocOutput(0, x.ElemType(), out_dims));
+    StridedCopy(RawIn<U>(x), 0, out_dims, strides, out.data());
+    out.Commit();
+  });
+}
+
+}  // namespace
+
+KILN_KERNEL_FAMILY(TensorTranspose) {
+  reg.AddKernelFn({.op_type = "Transpose", .since_version = 1, .flags = kThreadSafe}, TransposeKernel);
+}
