@@ -15,7 +15,7 @@ Action AddInfoCommand(CLI::App& app);
 Action AddOptionsCommand(CLI::App& app);
 Action AddPassesCommand(CLI::App& app);
 Action AddPluginsCommand(CLI::App& app);
-// `run` and `verify`, until they are built: each explains and exits 1.
-void AddReservedCommands(CLI::App& app, std::vector<std::pair<CLI::App*, Action>>& actions);
+Action AddRunCommand(CLI::App& app);
+Action AddVerifyCommand(CLI::App& app);
 
 }  // namespace kiln::cli

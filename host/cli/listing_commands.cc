@@ -109,15 +109,4 @@ Action AddPluginsCommand(CLI::App& app) {
   };
 }
 
-void AddReservedCommands(CLI::App& app, std::vector<std::pair<CLI::App*, Action>>& actions) {
-  for (const char* name : {"run", "verify"}) {
-    auto* cmd = app.add_subcommand(name, std::string("(reserved: not available in this version)"));
-    cmd->allow_extras();
-    std::string n = name;
-    actions.emplace_back(cmd, [n]() -> int {
-      throw UsageError("'kiln " + n + "' is reserved and not available in this version");
-    });
-  }
-}
-
 }  // namespace kiln::cli

@@ -33,7 +33,8 @@ int main(int argc, char** argv) {
   add(kiln::cli::AddOptionsCommand);
   add(kiln::cli::AddPassesCommand);
   add(kiln::cli::AddPluginsCommand);
-  kiln::cli::AddReservedCommands(app, actions);
+  add(kiln::cli::AddRunCommand);
+  add(kiln::cli::AddVerifyCommand);
   try {
     std::vector<std::string> args(argv, argv + argc);
     kiln::cli::GivenOptionFlags() = kiln::cli::ExtractOptionFlags(args);

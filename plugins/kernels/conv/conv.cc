@@ -1,7 +1,7 @@
 // Conv (1-D/2-D/3-D, group, dilations, strides, pads, auto_pad) as im2col + Eigen GEMM, and ConvTranspose
 // (output_padding, output_shape, auto_pad) as one GEMM per image and group followed by col2im.
 // float16 is widened to float.
-#include "core/family_registry.h"
+#include <kiln/kiln_plugin_parts.hpp>
 #include "core/nn_conv.h"
 
 namespace kiln::kernels {
@@ -127,7 +127,7 @@ std::vector<int32_t> ConvTypes() { return {KILN_ELEM_FLOAT, KILN_ELEM_DOUBLE, KI
 }  // namespace
 }  // namespace kiln::kernels
 
-KILN_KERNEL_FAMILY(Conv) {
+KILN_PLUGIN_PART(Conv) {
   using namespace kiln::kernels;
   reg.AddKernelFn({.op_type = "Conv", .since_version = 1, .elem_types = ConvTypes()}, Conv);
   reg.AddKernelFn({.op_type = "ConvTranspose", .since_version = 1, .elem_types = ConvTypes()}, ConvTranspose);

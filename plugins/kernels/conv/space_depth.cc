@@ -1,6 +1,6 @@
 // DepthToSpace (DCR and CRD modes) and SpaceToDepth: each is a reshape to 6-D, a transpose and a reshape back,
 // done as one strided copy over the element bytes (any fixed-size element type).
-#include "core/family_registry.h"
+#include <kiln/kiln_plugin_parts.hpp>
 #include "core/nn_util.h"
 
 #include <array>
@@ -69,7 +69,7 @@ void SpaceToDepth(sdk::KernelContext& ctx) {
 }  // namespace
 }  // namespace kiln::kernels
 
-KILN_KERNEL_FAMILY(SpaceDepth) {
+KILN_PLUGIN_PART(SpaceDepth) {
   using namespace kiln::kernels;
   reg.AddKernelFn({.op_type = "DepthToSpace", .since_version = 1}, DepthToSpace);
   reg.AddKernelFn({.op_type = "SpaceToDepth", .since_version = 1}, SpaceToDepth);

@@ -2,7 +2,7 @@
 // box index first), suppressing boxes whose IoU with a selected one exceeds iou_threshold; boxes as corners
 // (center_point_box 0, either diagonal) or centre + size (center_point_box 1). Output [selected, 3] int64 rows
 // (batch, class, box), as ONNX Runtime orders them.
-#include "core/family_registry.h"
+#include <kiln/kiln_plugin_parts.hpp>
 #include "core/seq_util.h"
 
 #include <algorithm>
@@ -95,6 +95,6 @@ void Nms(sdk::KernelContext& ctx) {
 }  // namespace
 }  // namespace kiln::kernels
 
-KILN_KERNEL_FAMILY(NonMaxSuppression) {
+KILN_PLUGIN_PART(NonMaxSuppression) {
   reg.AddKernelFn({.op_type = "NonMaxSuppression", .since_version = 10}, kiln::kernels::Nms);
 }

@@ -3,7 +3,7 @@
 // Runtime's per-corner maximum). coordinate_transformation_mode half_pixel shifts by -0.5 (opset 16 default);
 // output_half_pixel (and opset 10) does not and makes the roi at least 1x1.
 #include "core/elem_types.h"
-#include "core/family_registry.h"
+#include <kiln/kiln_plugin_parts.hpp>
 #include "core/seq_util.h"
 
 #include <algorithm>
@@ -122,6 +122,6 @@ void RoiAlign(sdk::KernelContext& ctx) {
 }  // namespace
 }  // namespace kiln::kernels
 
-KILN_KERNEL_FAMILY(RoiAlign) {
+KILN_PLUGIN_PART(RoiAlign) {
   reg.AddKernelFn({.op_type = "RoiAlign", .since_version = 10}, kiln::kernels::RoiAlign);
 }

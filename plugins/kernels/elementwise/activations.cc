@@ -1,7 +1,7 @@
 // Activation functions: Relu, LeakyRelu, PRelu (slope broadcast to X), Elu, Selu, Celu, Sigmoid, HardSigmoid,
 // HardSwish, Tanh, Softplus, Softsign, ThresholdedRelu and Shrink. Float16/bfloat16 compute in float.
 #include "core/ew_unary.h"
-#include "core/family_registry.h"
+#include <kiln/kiln_plugin_parts.hpp>
 
 #include <cmath>
 
@@ -43,7 +43,7 @@ void PRelu(sdk::KernelContext& ctx) {
 
 }  // namespace
 
-KILN_KERNEL_FAMILY(EwActivations) {
+KILN_PLUGIN_PART(EwActivations) {
   AddUnary<kReluTypes>(reg, "Relu", 1, NoAttrs([](auto x) { return x < decltype(x)(0) ? decltype(x)(0) : x; }));
   AddUnary<kFloatTypes>(reg, "LeakyRelu", 1, [](sdk::KernelContext& ctx) {
     const float alpha = ctx.GetFloat("alpha", 0.01f);

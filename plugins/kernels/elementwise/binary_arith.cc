@@ -1,7 +1,7 @@
 // Binary arithmetic with multidirectional broadcasting: Add, Sub, Mul, Div, Pow (base and exponent of different
 // types since opset 12), Mod (fmod attribute) and BitShift. Integer division or modulo by zero is an error.
 #include "core/ew_binary.h"
-#include "core/family_registry.h"
+#include <kiln/kiln_plugin_parts.hpp>
 
 #include <cmath>
 #include <string>
@@ -87,7 +87,7 @@ void Pow(sdk::KernelContext& ctx) {
 
 }  // namespace
 
-KILN_KERNEL_FAMILY(EwBinaryArith) {
+KILN_PLUGIN_PART(EwBinaryArith) {
   AddBinary<kNumericTypes>(reg, "Add", 1, NoAttrs([](auto a, auto b) { return a + b; }));
   AddBinary<kNumericTypes>(reg, "Sub", 1, NoAttrs([](auto a, auto b) { return a - b; }));
   AddBinary<kNumericTypes>(reg, "Mul", 1, NoAttrs([](auto a, auto b) { return a * b; }));

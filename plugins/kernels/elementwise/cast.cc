@@ -3,7 +3,7 @@
 // reference does); numbers print as the shortest text that reads back to the same value; text reads with strtod
 // (so "NaN", "INF", "+INF", "-INF" work) or as an integer.
 #include "core/ew_util.h"
-#include "core/family_registry.h"
+#include <kiln/kiln_plugin_parts.hpp>
 
 #include <charconv>
 #include <cmath>
@@ -136,7 +136,7 @@ void CastLike(sdk::KernelContext& ctx) {
 
 }  // namespace
 
-KILN_KERNEL_FAMILY(EwCast) {
+KILN_PLUGIN_PART(EwCast) {
   reg.AddKernelFn({.op_type = "Cast", .since_version = 1, .flags = kFlags}, Cast);
   reg.AddKernelFn({.op_type = "CastLike", .since_version = 15, .flags = kFlags}, CastLike);
 }

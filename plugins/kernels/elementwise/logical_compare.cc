@@ -1,7 +1,7 @@
 // Logical and comparison ops with multidirectional broadcasting: And, Or, Xor, Equal, Greater, GreaterOrEqual,
 // Less, LessOrEqual (bool outputs), and Where (any element type, strings included; POD types are moved by size).
 #include "core/ew_binary.h"
-#include "core/family_registry.h"
+#include <kiln/kiln_plugin_parts.hpp>
 
 #include <cstring>
 
@@ -52,7 +52,7 @@ void Where(sdk::KernelContext& ctx) {
 
 }  // namespace
 
-KILN_KERNEL_FAMILY(EwLogicalCompare) {
+KILN_PLUGIN_PART(EwLogicalCompare) {
   AddBinary<kBool>(reg, "And", 1, NoAttrs([](bool a, bool b) { return a && b; }));
   AddBinary<kBool>(reg, "Or", 1, NoAttrs([](bool a, bool b) { return a || b; }));
   AddBinary<kBool>(reg, "Xor", 1, NoAttrs([](bool a, bool b) { return a != b; }));

@@ -1,7 +1,7 @@
 // Element-wise unary math: Abs, Neg, Sign, Exp, Log, Sqrt, Reciprocal, Floor, Ceil, Round, Erf, the trigonometric
 // and hyperbolic functions and their inverses, IsNaN, IsInf and Not. Float16/bfloat16 compute in float.
 #include "core/ew_unary.h"
-#include "core/family_registry.h"
+#include <kiln/kiln_plugin_parts.hpp>
 
 #include <cmath>
 #include <type_traits>
@@ -17,7 +17,7 @@ constexpr bool kUnsigned = std::is_unsigned_v<C>;
 
 }  // namespace
 
-KILN_KERNEL_FAMILY(EwUnaryMath) {
+KILN_PLUGIN_PART(EwUnaryMath) {
   AddUnary<kNumericTypes>(reg, "Abs", 1, NoAttrs([](auto x) {
                             using C = decltype(x);
                             if constexpr (kUnsigned<C>) return x;

@@ -1,7 +1,7 @@
 // Variadic element-wise ops with multidirectional broadcasting: Sum, Mean, Max, Min (one input or more), and Clip
 // (bounds as attributes before opset 11, as optional inputs from 11 on).
 #include "core/ew_util.h"
-#include "core/family_registry.h"
+#include <kiln/kiln_plugin_parts.hpp>
 
 #include <limits>
 #include <string>
@@ -96,7 +96,7 @@ void Clip(sdk::KernelContext& ctx) {
 
 }  // namespace
 
-KILN_KERNEL_FAMILY(EwVariadicClip) {
+KILN_PLUGIN_PART(EwVariadicClip) {
   reg.AddKernelFn({.op_type = "Sum", .since_version = 1, .elem_types = ElemTypes<kFloatTypes>(), .flags = kFlags},
                   Variadic<kFloatTypes, Fold::kSum>);
   reg.AddKernelFn({.op_type = "Mean", .since_version = 1, .elem_types = ElemTypes<kFloatTypes>(), .flags = kFlags},

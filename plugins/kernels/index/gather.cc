@@ -1,7 +1,7 @@
 // The gathers: Gather (slices along an axis picked by an index tensor), GatherElements (one element per index,
 // same rank as the data) and GatherND (index tuples into the leading dims, with batch_dims from opset 12).
 // Indices are int32 or int64 and may be negative. Every data element type, strings included.
-#include "core/family_registry.h"
+#include <kiln/kiln_plugin_parts.hpp>
 #include "core/tensor_util.h"
 
 namespace {
@@ -107,7 +107,7 @@ void GatherNDKernel(sdk::KernelContext& ctx) {
 
 }  // namespace
 
-KILN_KERNEL_FAMILY(IndexGather) {
+KILN_PLUGIN_PART(IndexGather) {
   reg.AddKernelFn({.op_type = "Gather", .since_version = 1, .flags = kThreadSafe}, GatherKernel);
   reg.AddKernelFn({.op_type = "GatherElements", .since_version = 11, .flags = kThreadSafe}, GatherElementsKernel);
   reg.AddKernelFn({.op_type = "GatherND", .since_version = 11, .flags = kThreadSafe}, GatherNDKernel);

@@ -3,7 +3,7 @@
 // slices at index tuples. The output starts as a copy of the data. Plain scatters take every element type,
 // strings included; reductions take the numeric types (float16/bfloat16 computed in float).
 #include "core/elem_types.h"
-#include "core/family_registry.h"
+#include <kiln/kiln_plugin_parts.hpp>
 #include "core/tensor_util.h"
 
 namespace {
@@ -138,7 +138,7 @@ void ScatterNDKernel(sdk::KernelContext& ctx) {
 
 }  // namespace
 
-KILN_KERNEL_FAMILY(IndexScatter) {
+KILN_PLUGIN_PART(IndexScatter) {
   reg.AddKernelFn({.op_type = "Scatter", .since_version = 9, .until_version = 10, .flags = kThreadSafe},
                   ScatterElementsKernel);
   reg.AddKernelFn({.op_type = "ScatterElements", .since_version = 11, .flags = kThreadSafe}, ScatterElementsKernel);

@@ -2,7 +2,7 @@
 // of off/on values; negative indices count from depth, out-of-range ones give all off) and Compress (the slices
 // along an axis, or of the flattened input, whose condition is true).
 #include "core/elem_types.h"
-#include "core/family_registry.h"
+#include <kiln/kiln_plugin_parts.hpp>
 #include "core/tensor_util.h"
 
 namespace {
@@ -108,7 +108,7 @@ void CompressKernel(sdk::KernelContext& ctx) {
 
 }  // namespace
 
-KILN_KERNEL_FAMILY(IndexSelect) {
+KILN_PLUGIN_PART(IndexSelect) {
   reg.AddKernelFn({.op_type = "NonZero", .since_version = 9, .flags = kThreadSafe}, NonZeroKernel);
   reg.AddKernelFn({.op_type = "OneHot", .since_version = 9, .flags = kThreadSafe}, OneHotKernel);
   reg.AddKernelFn({.op_type = "Compress", .since_version = 9, .flags = kThreadSafe}, CompressKernel);

@@ -1,6 +1,6 @@
 // Det (opset 11): determinants of the trailing square matrices of [..., M, M], by Eigen's partial-pivot LU;
 // float16/bfloat16 computed in float.
-#include "core/family_registry.h"
+#include <kiln/kiln_plugin_parts.hpp>
 #include "core/nn_util.h"
 
 #include <Eigen/LU>
@@ -33,7 +33,7 @@ void Det(sdk::KernelContext& ctx) {
 }  // namespace
 }  // namespace kiln::kernels
 
-KILN_KERNEL_FAMILY(Det) {
+KILN_PLUGIN_PART(Det) {
   using namespace kiln::kernels;
   reg.AddKernelFn({.op_type = "Det", .since_version = 11,
                    .elem_types = {KILN_ELEM_FLOAT, KILN_ELEM_DOUBLE, KILN_ELEM_FLOAT16, KILN_ELEM_BFLOAT16}},

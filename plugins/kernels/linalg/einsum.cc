@@ -2,7 +2,7 @@
 // needs are summed out early, and the operands are folded left to right, each pair as transposes around one
 // batched GEMM ([batch, left, contracted] x [batch, contracted, right]). Ellipsis dims broadcast (right-aligned);
 // a size-1 dim facing a larger one elsewhere is dropped from its operand, which is what broadcasting means here.
-#include "core/family_registry.h"
+#include <kiln/kiln_plugin_parts.hpp>
 #include "core/nn_util.h"
 
 #include <map>
@@ -288,7 +288,7 @@ void Einsum(sdk::KernelContext& ctx) {
 }  // namespace
 }  // namespace kiln::kernels
 
-KILN_KERNEL_FAMILY(Einsum) {
+KILN_PLUGIN_PART(Einsum) {
   using namespace kiln::kernels;
   reg.AddKernelFn({.op_type = "Einsum", .since_version = 12}, Einsum);
 }

@@ -1,6 +1,6 @@
 // MatMul (numpy matmul: 1-D promotion, broadcast batch dims) and Gemm (transA/transB, alpha, beta, C broadcast
 // to [M, N]), both through Eigen's GEMM. float16/bfloat16 are widened to float for the product.
-#include "core/family_registry.h"
+#include <kiln/kiln_plugin_parts.hpp>
 #include "core/nn_util.h"
 
 namespace kiln::kernels {
@@ -110,7 +110,7 @@ std::vector<int32_t> MatMulTypes() {
 }  // namespace
 }  // namespace kiln::kernels
 
-KILN_KERNEL_FAMILY(MatMulGemm) {
+KILN_PLUGIN_PART(MatMulGemm) {
   using namespace kiln::kernels;
   reg.AddKernelFn({.op_type = "MatMul", .since_version = 1, .elem_types = MatMulTypes()}, MatMul);
   reg.AddKernelFn({.op_type = "Gemm", .since_version = 1, .elem_types = MatMulTypes()}, Gemm);

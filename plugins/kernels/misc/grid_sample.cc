@@ -3,7 +3,7 @@
 // PyTorch's grid_sample (which produced ONNX's test data) does: nearest and bilinear clip or reflect the source
 // coordinate first, bicubic pads each of its 16 taps.
 #include "core/elem_types.h"
-#include "core/family_registry.h"
+#include <kiln/kiln_plugin_parts.hpp>
 #include "core/seq_util.h"
 
 #include <algorithm>
@@ -123,6 +123,6 @@ void GridSample(sdk::KernelContext& ctx) {
 }  // namespace
 }  // namespace kiln::kernels
 
-KILN_KERNEL_FAMILY(GridSample) {
+KILN_PLUGIN_PART(GridSample) {
   reg.AddKernelFn({.op_type = "GridSample", .since_version = 16}, kiln::kernels::GridSample);
 }

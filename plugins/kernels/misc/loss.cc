@@ -3,7 +3,7 @@
 // divides by the summed weights of the non-ignored targets). SoftmaxCrossEntropyLoss also returns the
 // log-softmax over C as log_prob. Computed in double.
 #include "core/elem_types.h"
-#include "core/family_registry.h"
+#include <kiln/kiln_plugin_parts.hpp>
 #include "core/seq_util.h"
 
 #include <algorithm>
@@ -101,7 +101,7 @@ void Sce(sdk::KernelContext& ctx) {
 }  // namespace
 }  // namespace kiln::kernels
 
-KILN_KERNEL_FAMILY(Loss) {
+KILN_PLUGIN_PART(Loss) {
   reg.AddKernelFn({.op_type = "NegativeLogLikelihoodLoss", .since_version = 12}, kiln::kernels::Nll);
   reg.AddKernelFn({.op_type = "SoftmaxCrossEntropyLoss", .since_version = 12}, kiln::kernels::Sce);
 }

@@ -2,7 +2,7 @@
 // nesterov), each updating any number of tensors at once. Inputs: R (learning rate), T (update count), then the
 // X, G (and V, H) groups; outputs the updated groups in the same order.
 #include "core/elem_types.h"
-#include "core/family_registry.h"
+#include <kiln/kiln_plugin_parts.hpp>
 #include "core/seq_util.h"
 
 #include <cmath>
@@ -106,7 +106,7 @@ void Momentum(sdk::KernelContext& ctx) {
 }  // namespace
 }  // namespace kiln::kernels
 
-KILN_KERNEL_FAMILY(TrainingOptimizers) {
+KILN_PLUGIN_PART(TrainingOptimizers) {
   constexpr std::string_view kDomain = "ai.onnx.preview.training";
   reg.AddKernelFn({.domain = kDomain, .op_type = "Adagrad", .since_version = 1}, kiln::kernels::Adagrad);
   reg.AddKernelFn({.domain = kDomain, .op_type = "Adam", .since_version = 1}, kiln::kernels::Adam);

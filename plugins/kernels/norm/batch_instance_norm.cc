@@ -2,7 +2,7 @@
 // InstanceNormalization. Statistics and per-channel parameters in double; scale, bias, mean and variance may have
 // element types of their own (opset 15). Before opset 9, `spatial` = 0 gives one parameter per channel and position.
 #include "core/ew_util.h"
-#include "core/family_registry.h"
+#include <kiln/kiln_plugin_parts.hpp>
 
 #include <cmath>
 #include <vector>
@@ -134,7 +134,7 @@ void InstanceNorm(sdk::KernelContext& ctx) {
 
 }  // namespace
 
-KILN_KERNEL_FAMILY(NormBatchInstance) {
+KILN_PLUGIN_PART(NormBatchInstance) {
   reg.AddKernelFn(
       {.op_type = "BatchNormalization", .since_version = 1, .elem_types = ElemTypes<kFloatTypes>(), .flags = kFlags},
       BatchNorm);

@@ -2,7 +2,7 @@
 // InvStdDev outputs), MeanVarianceNormalization ((X - E[X]) / (sqrt(E[X^2] - E[X]^2) + 1e-9) over `axes`) and
 // LpNormalization (X / ||X||_p along one axis, p = 1 or 2). Statistics in double.
 #include "core/ew_util.h"
-#include "core/family_registry.h"
+#include <kiln/kiln_plugin_parts.hpp>
 
 #include <cmath>
 #include <vector>
@@ -142,7 +142,7 @@ void LpNorm(sdk::KernelContext& ctx) {
 
 }  // namespace
 
-KILN_KERNEL_FAMILY(NormLayer) {
+KILN_PLUGIN_PART(NormLayer) {
   const std::vector<int32_t> types = ElemTypes<kFloatTypes>();
   reg.AddKernelFn({.op_type = "LayerNormalization", .since_version = 17, .elem_types = types, .flags = kFlags},
                   LayerNorm);

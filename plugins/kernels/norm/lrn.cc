@@ -1,7 +1,7 @@
 // LRN (local response normalisation across channels): y = x / (bias + alpha / size * sum of x^2 over the window of
 // `size` channels around c, [c - floor((size-1)/2), c + ceil((size-1)/2)]) ^ beta, for X of shape [N, C, ...].
 #include "core/ew_util.h"
-#include "core/family_registry.h"
+#include <kiln/kiln_plugin_parts.hpp>
 
 #include <cmath>
 #include <vector>
@@ -48,7 +48,7 @@ void Lrn(sdk::KernelContext& ctx) {
 
 }  // namespace
 
-KILN_KERNEL_FAMILY(NormLrn) {
+KILN_PLUGIN_PART(NormLrn) {
   reg.AddKernelFn({.op_type = "LRN", .since_version = 1, .elem_types = ElemTypes<kFloatTypes>(), .flags = kFlags},
                   Lrn);
 }

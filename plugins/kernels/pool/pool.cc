@@ -1,7 +1,7 @@
 // Windowed pooling: MaxPool (Indices output, storage_order, ceil_mode, dilations), AveragePool
 // (count_include_pad, ceil_mode), LpPool, and the global forms GlobalMaxPool, GlobalAveragePool, GlobalLpPool.
 // N-D over the spatial dims; float16/bfloat16 are computed in float.
-#include "core/family_registry.h"
+#include <kiln/kiln_plugin_parts.hpp>
 #include "core/nn_util.h"
 
 #include <limits>
@@ -225,7 +225,7 @@ std::vector<int32_t> FloatTypes() { return {KILN_ELEM_FLOAT, KILN_ELEM_DOUBLE, K
 }  // namespace
 }  // namespace kiln::kernels
 
-KILN_KERNEL_FAMILY(Pool) {
+KILN_PLUGIN_PART(Pool) {
   using namespace kiln::kernels;
   reg.AddKernelFn({.op_type = "MaxPool",
                    .since_version = 1,

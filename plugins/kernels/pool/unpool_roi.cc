@@ -1,6 +1,6 @@
 // MaxUnpool (scatters X into zeros at MaxPool's flat Indices; output_shape input optional) and MaxRoiPool
 // (Caffe-style max pooling of each region of interest into a fixed pooled_shape).
-#include "core/family_registry.h"
+#include <kiln/kiln_plugin_parts.hpp>
 #include "core/nn_util.h"
 
 #include <limits>
@@ -111,7 +111,7 @@ void MaxRoiPool(sdk::KernelContext& ctx) {
 }  // namespace
 }  // namespace kiln::kernels
 
-KILN_KERNEL_FAMILY(UnpoolRoi) {
+KILN_PLUGIN_PART(UnpoolRoi) {
   using namespace kiln::kernels;
   reg.AddKernelFn({.op_type = "MaxUnpool", .since_version = 9}, MaxUnpool);
   reg.AddKernelFn({.op_type = "MaxRoiPool",

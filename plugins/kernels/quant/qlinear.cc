@@ -1,7 +1,7 @@
 // The integer products: MatMulInteger and ConvInteger (int32 results), QLinearMatMul and QLinearConv (requantized
 // to the output zero point's type). Operands are widened to int32 less their zero points (per tensor, per row of
 // A / column of B, or per output channel of W), then go through Eigen's int32 GEMM (conv via core/nn_conv.h).
-#include "core/family_registry.h"
+#include <kiln/kiln_plugin_parts.hpp>
 #include "core/nn_conv.h"
 
 #include <functional>
@@ -171,7 +171,7 @@ void QLinearConv(sdk::KernelContext& ctx) {
 }  // namespace
 }  // namespace kiln::kernels
 
-KILN_KERNEL_FAMILY(QLinear) {
+KILN_PLUGIN_PART(QLinear) {
   using namespace kiln::kernels;
   const std::vector<int32_t> q8 = {KILN_ELEM_UINT8, KILN_ELEM_INT8};
   reg.AddKernelFn({.op_type = "MatMulInteger", .since_version = 10, .elem_types = q8}, MatMulInteger);

@@ -1,6 +1,6 @@
 // QuantizeLinear and DequantizeLinear (per-tensor, and per-axis since opset 13) and DynamicQuantizeLinear.
 // Rounding is half-to-even (std::nearbyint in the default mode), then saturation to the output integer type.
-#include "core/family_registry.h"
+#include <kiln/kiln_plugin_parts.hpp>
 #include "core/nn_util.h"
 
 namespace kiln::kernels {
@@ -104,7 +104,7 @@ void DynamicQuantizeLinear(sdk::KernelContext& ctx) {
 }  // namespace
 }  // namespace kiln::kernels
 
-KILN_KERNEL_FAMILY(Quantize) {
+KILN_PLUGIN_PART(Quantize) {
   using namespace kiln::kernels;
   reg.AddKernelFn({.op_type = "QuantizeLinear", .since_version = 10}, QuantizeLinear);
   reg.AddKernelFn({.op_type = "DequantizeLinear", .since_version = 10}, DequantizeLinear);

@@ -7,7 +7,7 @@
 #include <random>
 
 #include "core/elem_types.h"
-#include "core/family_registry.h"
+#include <kiln/kiln_plugin_parts.hpp>
 #include "core/tensor_util.h"
 
 namespace {
@@ -121,7 +121,7 @@ constexpr uint32_t kRandom = KILN_KERNEL_NONDETERMINISTIC | kThreadSafe;
 
 }  // namespace
 
-KILN_KERNEL_FAMILY(RandomOps) {
+KILN_PLUGIN_PART(RandomOps) {
   reg.AddKernelFn({.op_type = "RandomUniform", .since_version = 1, .flags = kRandom}, RandomUniformKernel<false>);
   reg.AddKernelFn({.op_type = "RandomNormal", .since_version = 1, .flags = kRandom}, RandomNormalKernel<false>);
   reg.AddKernelFn({.op_type = "RandomUniformLike", .since_version = 1, .flags = kRandom}, RandomUniformKernel<true>);

@@ -1,7 +1,7 @@
 // ArgMax and ArgMin along one axis (keepdims, select_last_index from opset 12): int64 indices of the first (or
 // last) extreme element.
 #include "core/ew_util.h"
-#include "core/family_registry.h"
+#include <kiln/kiln_plugin_parts.hpp>
 
 #include <vector>
 
@@ -55,7 +55,7 @@ void ArgExtreme(sdk::KernelContext& ctx) {
 
 }  // namespace
 
-KILN_KERNEL_FAMILY(ReduceArgMinMax) {
+KILN_PLUGIN_PART(ReduceArgMinMax) {
   reg.AddKernelFn({.op_type = "ArgMax", .since_version = 1, .elem_types = ElemTypes<kNumericTypes>(), .flags = kFlags},
                   ArgExtreme<true>);
   reg.AddKernelFn({.op_type = "ArgMin", .since_version = 1, .elem_types = ElemTypes<kNumericTypes>(), .flags = kFlags},

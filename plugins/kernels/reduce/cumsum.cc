@@ -1,7 +1,7 @@
 // CumSum: running sums along the axis given as input 1 (a scalar or one-element int32/int64 tensor), optionally
 // exclusive (each sum leaves out its own element) and/or reversed (sums run from the end).
 #include "core/ew_util.h"
-#include "core/family_registry.h"
+#include <kiln/kiln_plugin_parts.hpp>
 
 #include <vector>
 
@@ -47,7 +47,7 @@ void CumSum(sdk::KernelContext& ctx) {
 
 }  // namespace
 
-KILN_KERNEL_FAMILY(ReduceCumSum) {
+KILN_PLUGIN_PART(ReduceCumSum) {
   reg.AddKernelFn({.op_type = "CumSum", .since_version = 11, .elem_types = ElemTypes<kNumericTypes>(), .flags = kFlags},
                   CumSum);
 }

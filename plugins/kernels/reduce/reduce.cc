@@ -3,7 +3,7 @@
 // them as an input (ReduceSum from opset 13); empty axes reduce everything unless noop_with_empty_axes is set.
 // Floating inputs accumulate in double, integers in 64 bits.
 #include "core/ew_util.h"
-#include "core/family_registry.h"
+#include <kiln/kiln_plugin_parts.hpp>
 
 #include <cmath>
 #include <cstring>
@@ -119,7 +119,7 @@ void Reduce(sdk::KernelContext& ctx) {
 
 }  // namespace
 
-KILN_KERNEL_FAMILY(ReduceOps) {
+KILN_PLUGIN_PART(ReduceOps) {
   const std::vector<int32_t> types = ElemTypes<kNumericTypes>();
   auto add = [&](std::string_view op, void (*fn)(sdk::KernelContext&)) {
     reg.AddKernelFn({.op_type = op, .since_version = 1, .elem_types = types, .flags = kFlags}, fn);

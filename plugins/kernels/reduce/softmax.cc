@@ -2,7 +2,7 @@
 // runs over the flattened trailing dimensions; from 13 it runs along the one axis `axis` (default -1).
 // Max-subtracted, so large inputs do not overflow; Hardmax marks the first maximum.
 #include "core/ew_util.h"
-#include "core/family_registry.h"
+#include <kiln/kiln_plugin_parts.hpp>
 
 #include <cmath>
 #include <vector>
@@ -83,7 +83,7 @@ void Softmax(sdk::KernelContext& ctx) {
 
 }  // namespace
 
-KILN_KERNEL_FAMILY(ReduceSoftmax) {
+KILN_PLUGIN_PART(ReduceSoftmax) {
   const std::vector<int32_t> types = ElemTypes<kFloatTypes>();
   reg.AddKernelFn({.op_type = "Softmax", .since_version = 1, .elem_types = types, .flags = kFlags},
                   Softmax<Kind::kSoftmax>);

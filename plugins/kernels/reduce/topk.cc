@@ -2,7 +2,7 @@
 // before opset 10 and input 1 from 10 on; `largest` and `sorted` from 11. Equal values keep the lower index first;
 // the output is always sorted.
 #include "core/ew_util.h"
-#include "core/family_registry.h"
+#include <kiln/kiln_plugin_parts.hpp>
 
 #include <algorithm>
 #include <numeric>
@@ -63,7 +63,7 @@ void TopK(sdk::KernelContext& ctx) {
 
 }  // namespace
 
-KILN_KERNEL_FAMILY(ReduceTopK) {
+KILN_PLUGIN_PART(ReduceTopK) {
   reg.AddKernelFn({.op_type = "TopK", .since_version = 1, .elem_types = ElemTypes<kNumericTypes>(), .flags = kFlags},
                   TopK);
 }

@@ -6,7 +6,7 @@
 // table of (source index, weight) taps per output position, and one pass per such axis combines whole inner
 // rows with those weights. Arithmetic is in float (double for double tensors); integer outputs are rounded.
 #include "core/elem_types.h"
-#include "core/family_registry.h"
+#include <kiln/kiln_plugin_parts.hpp>
 #include "core/seq_util.h"
 #include "core/shape_util.h"
 
@@ -296,7 +296,7 @@ std::vector<double> ScalesFromInput(sdk::KernelContext& ctx) {
 }  // namespace
 }  // namespace kiln::kernels
 
-KILN_KERNEL_FAMILY(Resize) {
+KILN_PLUGIN_PART(Resize) {
   using namespace kiln::kernels;
   reg.AddKernelFn({.op_type = "Upsample", .since_version = 7, .until_version = 8},
                   [](kiln::sdk::KernelContext& ctx) {

@@ -1,6 +1,6 @@
 // GRU (opset 7, 14+): gates z, r, h with linear_before_reset, every direction, layout, activation (f, g with
 // alpha/beta), clip, sequence_lens and initial_h. Gate products through Eigen (rnn_common.h).
-#include "core/family_registry.h"
+#include <kiln/kiln_plugin_parts.hpp>
 #include "rnn/rnn_common.h"
 
 namespace kiln::kernels::rnn {
@@ -70,6 +70,6 @@ void RunGru(sdk::KernelContext& ctx) {
 }  // namespace
 }  // namespace kiln::kernels::rnn
 
-KILN_KERNEL_FAMILY(Gru) {
+KILN_PLUGIN_PART(Gru) {
   reg.AddKernelFn({.op_type = "GRU", .since_version = 7}, kiln::kernels::rnn::RunGru);
 }

@@ -1,7 +1,7 @@
 // LSTM (opset 7, 14+): gates i, o, f, c with optional peepholes P (i, o, f), input_forget coupling, every
 // direction, layout, activation (f, g, h with alpha/beta), clip, sequence_lens and initial_h / initial_c.
 // Gate products through Eigen (rnn_common.h).
-#include "core/family_registry.h"
+#include <kiln/kiln_plugin_parts.hpp>
 #include "rnn/rnn_common.h"
 
 namespace kiln::kernels::rnn {
@@ -74,6 +74,6 @@ void RunLstm(sdk::KernelContext& ctx) {
 }  // namespace
 }  // namespace kiln::kernels::rnn
 
-KILN_KERNEL_FAMILY(Lstm) {
+KILN_PLUGIN_PART(Lstm) {
   reg.AddKernelFn({.op_type = "LSTM", .since_version = 7}, kiln::kernels::rnn::RunLstm);
 }

@@ -1,6 +1,6 @@
 // RNN (opset 7, 14+): the simple recurrent network Ht = f(Xt*W^T + Ht-1*R^T + Wb + Rb), every direction,
 // layout, activation (with alpha/beta), clip and sequence_lens. Gate products through Eigen (rnn_common.h).
-#include "core/family_registry.h"
+#include <kiln/kiln_plugin_parts.hpp>
 #include "rnn/rnn_common.h"
 
 namespace kiln::kernels::rnn {
@@ -39,6 +39,6 @@ void RunRnn(sdk::KernelContext& ctx) {
 }  // namespace
 }  // namespace kiln::kernels::rnn
 
-KILN_KERNEL_FAMILY(Rnn) {
+KILN_PLUGIN_PART(Rnn) {
   reg.AddKernelFn({.op_type = "RNN", .since_version = 7}, kiln::kernels::rnn::RunRnn);
 }

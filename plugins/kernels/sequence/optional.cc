@@ -2,7 +2,7 @@
 // is absent), OptionalHasElement (bool scalar; an absent input or an empty optional gives false) and
 // OptionalGetElement (the tensor or sequence inside; an error for an empty optional). From opset 18 the last two
 // also take plain tensors and sequences, which pass through as they are.
-#include "core/family_registry.h"
+#include <kiln/kiln_plugin_parts.hpp>
 #include "core/tensor_util.h"
 
 namespace {
@@ -48,7 +48,7 @@ void OptionalGetElementKernel(sdk::KernelContext& ctx) {
 
 }  // namespace
 
-KILN_KERNEL_FAMILY(SequenceOptional) {
+KILN_PLUGIN_PART(SequenceOptional) {
   reg.AddKernelFn({.op_type = "Optional", .since_version = 15, .flags = kThreadSafe}, OptionalKernel);
   reg.AddKernelFn({.op_type = "OptionalHasElement", .since_version = 15, .flags = kThreadSafe},
                   OptionalHasElementKernel);

@@ -1,7 +1,7 @@
 // The sequence ops that build and edit sequences of tensors: SequenceEmpty, SequenceConstruct, SequenceAt,
 // SequenceInsert, SequenceErase and SequenceLength (opset 11+). Positions are int32/int64 scalars and may be
 // negative (counting from the end). Every element type, strings included.
-#include "core/family_registry.h"
+#include <kiln/kiln_plugin_parts.hpp>
 #include "core/tensor_util.h"
 
 namespace {
@@ -72,7 +72,7 @@ void SequenceLengthKernel(sdk::KernelContext& ctx) {
 
 }  // namespace
 
-KILN_KERNEL_FAMILY(SequenceOps) {
+KILN_PLUGIN_PART(SequenceOps) {
   reg.AddKernelFn({.op_type = "SequenceEmpty", .since_version = 11, .flags = kThreadSafe}, SequenceEmptyKernel);
   reg.AddKernelFn({.op_type = "SequenceConstruct", .since_version = 11, .flags = kThreadSafe}, SequenceConstructKernel);
   reg.AddKernelFn({.op_type = "SequenceAt", .since_version = 11, .flags = kThreadSafe}, SequenceAtKernel);

@@ -1,7 +1,7 @@
 // Between tensors and sequences: SplitToSequence (a tensor cut along an axis into a sequence: by a split input
 // that is a scalar chunk size or a list of sizes, or into unit slices that keepdims=0 squeezes) and
 // ConcatFromSequence (the elements joined along an axis, or stacked on a new one with new_axis=1).
-#include "core/family_registry.h"
+#include <kiln/kiln_plugin_parts.hpp>
 #include "core/tensor_util.h"
 
 namespace {
@@ -102,7 +102,7 @@ void ConcatFromSequenceKernel(sdk::KernelContext& ctx) {
 
 }  // namespace
 
-KILN_KERNEL_FAMILY(SequenceSplitConcat) {
+KILN_PLUGIN_PART(SequenceSplitConcat) {
   reg.AddKernelFn({.op_type = "SplitToSequence", .since_version = 11, .flags = kThreadSafe}, SplitToSequenceKernel);
   reg.AddKernelFn({.op_type = "ConcatFromSequence", .since_version = 11, .flags = kThreadSafe},
                   ConcatFromSequenceKernel);

@@ -3,7 +3,7 @@
 // an optional window and frame_length, onesided. Transforms go through Eigen's FFT (kissfft, any length) in
 // double precision.
 #include "core/elem_types.h"
-#include "core/family_registry.h"
+#include <kiln/kiln_plugin_parts.hpp>
 #include "core/seq_util.h"
 #include "core/shape_util.h"
 
@@ -131,7 +131,7 @@ void Stft(sdk::KernelContext& ctx) {
 }  // namespace
 }  // namespace kiln::kernels
 
-KILN_KERNEL_FAMILY(SignalDft) {
+KILN_PLUGIN_PART(SignalDft) {
   reg.AddKernelFn({.op_type = "DFT", .since_version = 17, .until_version = 19}, kiln::kernels::Dft);
   reg.AddKernelFn({.op_type = "STFT", .since_version = 17}, kiln::kernels::Stft);
 }

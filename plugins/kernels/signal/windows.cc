@@ -1,7 +1,7 @@
 // Window generators and the mel filter bank (opset 17): HannWindow, HammingWindow, BlackmanWindow (periodic or
 // symmetric, output_datatype) and MelWeightMatrix, following ONNX's reference construction.
 #include "core/elem_types.h"
-#include "core/family_registry.h"
+#include <kiln/kiln_plugin_parts.hpp>
 #include "core/seq_util.h"
 
 #include <cmath>
@@ -83,7 +83,7 @@ void MelWeightMatrix(sdk::KernelContext& ctx) {
 }  // namespace
 }  // namespace kiln::kernels
 
-KILN_KERNEL_FAMILY(SignalWindows) {
+KILN_PLUGIN_PART(SignalWindows) {
   using namespace kiln::kernels;
   reg.AddKernelFn({.op_type = "HannWindow", .since_version = 17},
                   [](kiln::sdk::KernelContext& ctx) { CosineWindow(ctx, 0.5, 0.5, 0.0); });

@@ -1,7 +1,7 @@
 // Concat and Split along one axis. Split takes its sizes from the 'split' attribute before opset 13, from the
 // optional second input after, and from num_outputs (opset 18) or the output count otherwise (equal parts; the
 // last one smaller at opset 18 when the dim does not divide). Every element type, strings included.
-#include "core/family_registry.h"
+#include <kiln/kiln_plugin_parts.hpp>
 #include "core/tensor_util.h"
 
 namespace {
@@ -100,7 +100,7 @@ void SplitKernel(sdk::KernelContext& ctx) {
 
 }  // namespace
 
-KILN_KERNEL_FAMILY(TensorConcatSplit) {
+KILN_PLUGIN_PART(TensorConcatSplit) {
   reg.AddKernelFn({.op_type = "Concat", .since_version = 1, .flags = kThreadSafe}, ConcatKernel);
   reg.AddKernelFn({.op_type = "Split", .since_version = 1, .flags = kThreadSafe}, SplitKernel);
 }

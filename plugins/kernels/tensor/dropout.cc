@@ -8,7 +8,7 @@
 #include <random>
 
 #include "core/elem_types.h"
-#include "core/family_registry.h"
+#include <kiln/kiln_plugin_parts.hpp>
 #include "core/tensor_util.h"
 
 namespace {
@@ -87,7 +87,7 @@ void DropoutTraining(sdk::KernelContext& ctx) {
 
 }  // namespace
 
-KILN_KERNEL_FAMILY(TensorDropout) {
+KILN_PLUGIN_PART(TensorDropout) {
   reg.AddKernelFn({.op_type = "Dropout", .since_version = 1, .flags = kThreadSafe}, DropoutInference);
   // Training mode exists only from opset 12 on (training_mode input); before that Dropout stays deterministic.
   reg.AddKernelFn({.op_type = "Dropout",

@@ -2,7 +2,7 @@
 // attribute (2-10) or the pads input (11+; with the optional constant_value and, from 18, axes inputs). Negative
 // pads crop. Every element type, strings included (constant mode pads them with "" unless told otherwise).
 #include "core/elem_types.h"
-#include "core/family_registry.h"
+#include <kiln/kiln_plugin_parts.hpp>
 #include "core/tensor_util.h"
 
 namespace {
@@ -119,6 +119,6 @@ void PadKernel(sdk::KernelContext& ctx) {
 
 }  // namespace
 
-KILN_KERNEL_FAMILY(TensorPad) {
+KILN_PLUGIN_PART(TensorPad) {
   reg.AddKernelFn({.op_type = "Pad", .since_version = 1, .flags = kThreadSafe}, PadKernel);
 }

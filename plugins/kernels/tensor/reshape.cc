@@ -3,7 +3,7 @@
 // Identity (tensors; sequences and optionals from opset 16). Every element type, strings included.
 #include <optional>
 
-#include "core/family_registry.h"
+#include <kiln/kiln_plugin_parts.hpp>
 #include "core/tensor_util.h"
 
 namespace {
@@ -126,7 +126,7 @@ void IdentityKernel(sdk::KernelContext& ctx) {
 
 }  // namespace
 
-KILN_KERNEL_FAMILY(TensorReshape) {
+KILN_PLUGIN_PART(TensorReshape) {
   reg.AddKernelFn({.op_type = "Reshape", .since_version = 1, .flags = kThreadSafe}, ReshapeKernel);
   reg.AddKernelFn({.op_type = "Flatten", .since_version = 1, .flags = kThreadSafe}, FlattenKernel);
   reg.AddKernelFn({.op_type = "Squeeze", .since_version = 1, .flags = kThreadSafe}, SqueezeKernel);

@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "core/elem_types.h"
-#include "core/family_registry.h"
+#include <kiln/kiln_plugin_parts.hpp>
 #include "core/tensor_util.h"
 
 namespace {
@@ -128,7 +128,7 @@ void EyeLikeKernel(sdk::KernelContext& ctx) {
 
 }  // namespace
 
-KILN_KERNEL_FAMILY(TensorShapeOps) {
+KILN_PLUGIN_PART(TensorShapeOps) {
   reg.AddKernelFn({.op_type = "Shape", .since_version = 1, .flags = kThreadSafe}, ShapeKernel);
   reg.AddKernelFn({.op_type = "Size", .since_version = 1, .flags = kThreadSafe}, SizeKernel);
   reg.AddKernelFn({.op_type = "Range", .since_version = 11, .flags = kThreadSafe}, RangeKernel);

@@ -1,6 +1,6 @@
 // Slice: starts/ends/axes attributes before opset 10; starts, ends, axes and steps inputs after (steps may be
 // negative). Out-of-range bounds clamp as ONNX says. Every element type, strings included.
-#include "core/family_registry.h"
+#include <kiln/kiln_plugin_parts.hpp>
 #include "core/tensor_util.h"
 
 namespace {
@@ -65,6 +65,6 @@ void SliceKernel(sdk::KernelContext& ctx) {
 
 }  // namespace
 
-KILN_KERNEL_FAMILY(TensorSlice) {
+KILN_PLUGIN_PART(TensorSlice) {
   reg.AddKernelFn({.op_type = "Slice", .since_version = 1, .flags = kThreadSafe}, SliceKernel);
 }

@@ -1,6 +1,6 @@
 // Tile (repeats input, opset 6+) and Expand (broadcast to a shape, opset 8+). Both copy through one index map
 // per axis (Tile) or with zero strides (Expand). Every element type, strings included.
-#include "core/family_registry.h"
+#include <kiln/kiln_plugin_parts.hpp>
 #include "core/tensor_util.h"
 
 namespace {
@@ -60,7 +60,7 @@ void ExpandKernel(sdk::KernelContext& ctx) {
 
 }  // namespace
 
-KILN_KERNEL_FAMILY(TensorTileExpand) {
+KILN_PLUGIN_PART(TensorTileExpand) {
   reg.AddKernelFn({.op_type = "Tile", .since_version = 6, .flags = kThreadSafe}, TileKernel);
   reg.AddKernelFn({.op_type = "Expand", .since_version = 8, .flags = kThreadSafe}, ExpandKernel);
 }

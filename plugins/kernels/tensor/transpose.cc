@@ -1,6 +1,6 @@
 // Transpose: permutes the dimensions (perm attribute; default reverses them). Every element type, strings
 // included; the copy walks the source with permuted strides, merging dimensions that stay contiguous.
-#include "core/family_registry.h"
+#include <kiln/kiln_plugin_parts.hpp>
 #include "core/tensor_util.h"
 
 namespace {
@@ -36,6 +36,6 @@ void TransposeKernel(sdk::KernelContext& ctx) {
 
 }  // namespace
 
-KILN_KERNEL_FAMILY(TensorTranspose) {
+KILN_PLUGIN_PART(TensorTranspose) {
   reg.AddKernelFn({.op_type = "Transpose", .since_version = 1, .flags = kThreadSafe}, TransposeKernel);
 }

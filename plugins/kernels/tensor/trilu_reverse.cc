@@ -1,7 +1,7 @@
 // Trilu (upper or lower triangle of the last two dims, diagonal offset k from the optional second input) and
 // ReverseSequence (reverses the first sequence_lens[b] steps of each batch entry along time_axis). Every element
 // type, strings included.
-#include "core/family_registry.h"
+#include <kiln/kiln_plugin_parts.hpp>
 #include "core/tensor_util.h"
 
 namespace {
@@ -64,7 +64,7 @@ void ReverseSequenceKernel(sdk::KernelContext& ctx) {
 
 }  // namespace
 
-KILN_KERNEL_FAMILY(TensorTriluReverse) {
+KILN_PLUGIN_PART(TensorTriluReverse) {
   reg.AddKernelFn({.op_type = "Trilu", .since_version = 14, .flags = kThreadSafe}, TriluKernel);
   reg.AddKernelFn({.op_type = "ReverseSequence", .since_version = 10, .flags = kThreadSafe}, ReverseSequenceKernel);
 }

@@ -4,7 +4,7 @@
 #include <numeric>
 
 #include "core/elem_types.h"
-#include "core/family_registry.h"
+#include <kiln/kiln_plugin_parts.hpp>
 #include "core/tensor_util.h"
 
 namespace {
@@ -106,6 +106,6 @@ void UniqueKernel(sdk::KernelContext& ctx) {
 
 }  // namespace
 
-KILN_KERNEL_FAMILY(TensorUnique) {
+KILN_PLUGIN_PART(TensorUnique) {
   reg.AddKernelFn({.op_type = "Unique", .since_version = 11, .flags = kThreadSafe}, UniqueKernel);
 }

@@ -5,7 +5,7 @@
 #include <string>
 #include <unordered_set>
 
-#include "core/family_registry.h"
+#include <kiln/kiln_plugin_parts.hpp>
 #include "core/tensor_util.h"
 
 namespace {
@@ -55,6 +55,6 @@ void StringNormalizerKernel(sdk::KernelContext& ctx) {
 
 }  // namespace
 
-KILN_KERNEL_FAMILY(TextStringNormalizer) {
+KILN_PLUGIN_PART(TextStringNormalizer) {
   reg.AddKernelFn({.op_type = "StringNormalizer", .since_version = 10, .flags = kThreadSafe}, StringNormalizerKernel);
 }

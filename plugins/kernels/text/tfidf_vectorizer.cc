@@ -6,7 +6,7 @@
 #include <string>
 #include <unordered_map>
 
-#include "core/family_registry.h"
+#include <kiln/kiln_plugin_parts.hpp>
 #include "core/tensor_util.h"
 
 namespace {
@@ -103,6 +103,6 @@ void TfIdfVectorizerKernel(sdk::KernelContext& ctx) {
 
 }  // namespace
 
-KILN_KERNEL_FAMILY(TextTfIdf) {
+KILN_PLUGIN_PART(TextTfIdf) {
   reg.AddKernelFn({.op_type = "TfIdfVectorizer", .since_version = 9, .flags = kThreadSafe}, TfIdfVectorizerKernel);
 }
