@@ -6,6 +6,7 @@
 #include <fstream>
 #include <iostream>
 
+#include "api/report_summary.h"
 #include "cli/commands.h"
 #include "cli/option_flags.h"
 #include "compile/compiler.h"
@@ -56,22 +57,6 @@ class Progress {
   bool tty_, shown_ = false;
   std::chrono::steady_clock::time_point start_;
 };
-
-void PrintSummary(const nlohmann::json& r) {
-  std::cerr << "kiln: " << r["level"].get<std::string>() << ": " << r["nodes_before"] << " -> " << r["nodes_after"]
-            << " nodes in " << r["seconds"]["total"] << " s\n";
-  for (const auto& st : r["stages"]) {
-    std::cerr << "  " << st["name"].get<std::string>() << ":";
-    bool any = false;
-    for (const auto& p : st["passes"]) {
-      if (p["changes"].get<uint64_t>() == 0 && p["failures"].get<uint64_t>() == 0) continue;
-      std::cerr << " " << p["name"].get<std::string>() << " " << p["changes"] << " changes";
-      if (p["failures"].get<uint64_t>()) std::cerr << " (" << p["failures"] << " failed)";
-      any = true;
-    }
-    std::cerr << (any ? "" : " no changes") << "\n";
-  }
-}
 
 int RunCompile(const CompileArgs& a) {
   if (!SetLogLevel(a.log_level))
@@ -157,7 +142,9 @@ int RunCompile(const CompileArgs& a) {
     f.stream() << report.dump(2) << "\n";
     f.Commit();
   }
-  PrintSummary(report);
+  std::cerr << ReportSummaryText(report);
+  // The process ends here: skip freeing a large graph node by node (as compilers do), the OS takes it back.
+  (void)model.release();
   return 0;
 }
 

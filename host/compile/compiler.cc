@@ -89,6 +89,7 @@ nlohmann::json StatsJson(const PassStats& s) {
 
 nlohmann::json Compiler::Run(Model& model, const ResolvedPipeline& resolved, const CompileRequest& request) const {
   plugin::PluginCompileScope plugin_scope(resolved.options);  // what plugin passes read their options from
+  kernels_.ResetStats();  // the report's "kernels" are this compile's
   nlohmann::json report;
   report["level"] = std::string(OptLevelName(resolved.plan.level));
   report["pipeline"] = resolved.pipeline.files.empty() ? "" : resolved.pipeline.files.front();
@@ -160,6 +161,7 @@ nlohmann::json Compiler::Run(Model& model, const ResolvedPipeline& resolved, con
     sj["skipped"] = skipped;
     report["stages"].push_back(std::move(sj));
   }
+  report["kernels"] = kernels_.StatsJson();  // calls, unsupported answers and time per level and op type
   return report;
 }
 

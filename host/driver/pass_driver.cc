@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <chrono>
+#include <algorithm>
 #include <deque>
 #include <set>
 #include <unordered_map>
@@ -68,13 +69,15 @@ class PassDriver::Walk {
   // Queues every unvisited node whose producers have all been visited: the sources at the start, and later any
   // node a pass created that no visit reached.
   bool Sweep() {
-    bool any = false;
-    for (Node* n : TopologicalOrder(g_).order) {
-      if (seen_.count(n) || queued_.count(n) || !ProducersSeen(*n)) continue;
-      Enqueue(n, false);
-      any = true;
-    }
-    return any;
+    std::vector<Node*> ready;
+    for (const auto& n : g_.nodes())
+      if (!seen_.count(n.get()) && !queued_.count(n.get()) && ProducersSeen(*n)) ready.push_back(n.get());
+    // In position order, so a walk over an unchanged graph is deterministic.
+    std::sort(ready.begin(), ready.end(), [](const Node* a, const Node* b) {
+      return a->order() != b->order() ? a->order() < b->order() : a->id() < b->id();
+    });
+    for (Node* n : ready) Enqueue(n, false);
+    return !ready.empty();
   }
 
   bool ProducersSeen(const Node& n) const {

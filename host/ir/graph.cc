@@ -21,11 +21,15 @@ Value* Graph::NewValue(std::string name) {
   v->self_ = std::prev(values_.end());
   if (!v->name_.empty()) {
     by_name_[v->name_] = v;
-    model_->ReserveName(v->name_);
+    model_->NoteName(v->name_);
   }
   Journal& j = model_->journal();
   if (j.active()) j.Record([this, v] { RemoveValue(v); });
   return v;
+}
+
+void Graph::ReserveValues(size_t n) {
+  by_name_.reserve(by_name_.size() + n);
 }
 
 Node* Graph::AddNode(std::string op_type, std::vector<Value*> inputs, size_t num_outputs, std::string name,
@@ -240,7 +244,13 @@ Value* Graph::AddInitializer(Tensor t) {
   std::string name = t.name();
   if (name.empty() || model_->IsNameUsed(name)) name = FreshName(name.empty() ? "const" : name);
   t.set_name(name);
-  Value* v = NewValue(name);
+  return AddInitializerNamed(std::move(t));
+}
+
+Value* Graph::AddInitializerNamed(Tensor t) {
+  if (t.name().empty() || FindValue(t.name()) != nullptr)
+    throw InternalError("AddInitializerNamed: '" + t.name() + "' is empty or taken in graph '" + name_ + "'");
+  Value* v = NewValue(t.name());
   SetInitializer(v, std::make_shared<const Tensor>(std::move(t)));
   return v;
 }

@@ -58,6 +58,8 @@ class Graph {
   Value* FindValue(std::string_view name) const;  // this scope only
   Value* LookupValue(std::string_view name) const;  // this scope, then enclosing scopes
   std::vector<Value*> values() const;
+  // Makes room for `n` more named values (import knows the count up front).
+  void ReserveValues(size_t n);
   // A value with no producer that is not a graph input: only for value_info entries that name nothing.
   Value* AddValue(std::string name) { return NewValue(std::move(name)); }
   // Rewires every consumer of `from` (in this graph and in subgraphs) and every graph output to `to`.
@@ -82,6 +84,8 @@ class Graph {
   const std::vector<Value*>& initializers() const { return initializers_; }
   // A new value holding `t`, named t.name() or a fresh name when that is empty or taken.
   Value* AddInitializer(Tensor t);
+  // A new initializer value named exactly t.name(), which must be free in this graph (import).
+  Value* AddInitializerNamed(Tensor t);
   // Makes `v` (which has no producer) an initializer holding `t`, or replaces its data.
   void SetInitializer(Value* v, std::shared_ptr<const Tensor> t);
   // Turns a node's output into an initializer holding `t`, keeping its name and consumers; the node gets a fresh

@@ -19,6 +19,24 @@ void Model::CollectGarbage() {
   dead_values_.clear();
 }
 
+namespace {
+
+void CollectNames(const Graph& g, std::unordered_set<std::string>& out) {
+  for (const Value* v : g.values()) out.insert(v->name());
+  for (const auto& n : g.nodes())
+    for (const Graph* sub : n->subgraphs()) CollectNames(*sub, out);
+}
+
+}  // namespace
+
+bool Model::IsNameUsed(std::string_view n) {
+  if (!names_built_) {
+    CollectNames(*graph_, names_);
+    names_built_ = true;
+  }
+  return names_.count(std::string(n)) != 0;
+}
+
 std::string Model::FreshName(std::string_view hint) {
   std::string base(hint.empty() ? std::string_view("v") : hint);
   if (!IsNameUsed(base)) {

@@ -54,8 +54,12 @@ class Model {
   // ---- internal bookkeeping used by Graph and Node
   uint64_t NextNodeId() { return next_node_id_++; }
   int64_t insertion_order = 0;  // order hint given to new nodes (the driver sets it to the node being visited)
-  bool IsNameUsed(std::string_view n) const { return names_.count(std::string(n)) != 0; }
-  void ReserveName(const std::string& n) { names_.insert(n); }
+  // Whether any value of any graph has this name. The name set is built on first use (a compile that makes no
+  // new names never pays for it) and kept up to date from then on.
+  bool IsNameUsed(std::string_view n);
+  void NoteName(const std::string& n) {
+    if (names_built_) names_.insert(n);
+  }
   std::string FreshName(std::string_view hint);
   void Bury(std::list<std::unique_ptr<Node>>& from, std::list<std::unique_ptr<Node>>::iterator it);
   void Bury(std::list<std::unique_ptr<Value>>& from, std::list<std::unique_ptr<Value>>::iterator it);
@@ -68,6 +72,7 @@ class Model {
   uint64_t next_node_id_ = 1;
   uint64_t fresh_counter_ = 0;
   std::unordered_set<std::string> names_;
+  bool names_built_ = false;
   std::list<std::unique_ptr<Node>> dead_nodes_;
   std::list<std::unique_ptr<Value>> dead_values_;
 };

@@ -58,6 +58,9 @@ class Node {
   std::vector<Graph*> subgraphs() const;
   bool has_subgraphs() const;
 
+  // Scratch space for one graph algorithm at a time (topological order); holds nothing between calls.
+  mutable uint32_t scratch = 0;
+
  private:
   friend class Graph;
   friend class Model;

@@ -1,49 +1,42 @@
 #include "ir/topo_order.h"
 
-#include <queue>
-#include <unordered_map>
+#include <algorithm>
 
 #include "ir/graph.h"
 #include "support/error.h"
 
 namespace kiln {
 
-void ForEachDependent(const Graph& g, Node* n, const std::function<void(Node*)>& fn) {
-  for (Value* out : n->outputs()) {
-    if (out == nullptr) continue;
-    for (const Use& u : out->uses()) {
-      Node* consumer = g.AncestorIn(u.node);
-      if (consumer != nullptr && consumer != n) fn(consumer);
-    }
-  }
-}
-
 TopoResult TopologicalOrder(const Graph& g) {
-  std::unordered_map<const Node*, uint32_t> pending;
-  pending.reserve(g.num_nodes());
-  for (const auto& n : g.nodes()) pending[n.get()] = 0;
-  for (const auto& n : g.nodes()) ForEachDependent(g, n.get(), [&](Node* c) { ++pending[c]; });
+  // Node::scratch holds each node's count of unfinished producers.
+  for (const auto& n : g.nodes()) n->scratch = 0;
+  for (const auto& n : g.nodes()) ForEachDependent(g, n.get(), [&](Node* c) { ++c->scratch; });
 
   auto later = [](const Node* a, const Node* b) {
     return a->order() != b->order() ? a->order() > b->order() : a->id() > b->id();
   };
-  std::priority_queue<Node*, std::vector<Node*>, decltype(later)> ready(later);
+  std::vector<Node*> heap;
   for (const auto& n : g.nodes())
-    if (pending[n.get()] == 0) ready.push(n.get());
+    if (n->scratch == 0) heap.push_back(n.get());
+  std::make_heap(heap.begin(), heap.end(), later);
 
   TopoResult r;
   r.order.reserve(g.num_nodes());
-  while (!ready.empty()) {
-    Node* n = ready.top();
-    ready.pop();
+  while (!heap.empty()) {
+    std::pop_heap(heap.begin(), heap.end(), later);
+    Node* n = heap.back();
+    heap.pop_back();
     r.order.push_back(n);
     ForEachDependent(g, n, [&](Node* c) {
-      if (--pending[c] == 0) ready.push(c);
+      if (--c->scratch == 0) {
+        heap.push_back(c);
+        std::push_heap(heap.begin(), heap.end(), later);
+      }
     });
   }
   if (r.order.size() != g.num_nodes())
     for (const auto& n : g.nodes())
-      if (pending[n.get()] != 0) r.cycle_nodes.push_back(n.get());
+      if (n->scratch != 0) r.cycle_nodes.push_back(n.get());
   return r;
 }
 

@@ -23,7 +23,26 @@ TopoResult TopologicalOrder(const Graph& g);
 // Throws kiln::Error (invalid model) naming a few nodes on the cycle when `g` is cyclic.
 std::vector<Node*> TopologicalOrderOrThrow(const Graph& g, const std::string& where);
 
-// The nodes of `g` that `n` must wait for: producers of its inputs and of the outer values its subgraphs read.
-void ForEachDependent(const Graph& g, Node* n, const std::function<void(Node*)>& fn);
+// Calls fn(consumer) for each node of `g` that reads an output of `n`, directly or from inside its subgraphs (once
+// per read).
+template <typename Fn>
+void ForEachDependent(const Graph& g, Node* n, Fn&& fn);
+
+}  // namespace kiln
+
+#include "ir/graph.h"
+
+namespace kiln {
+
+template <typename Fn>
+void ForEachDependent(const Graph& g, Node* n, Fn&& fn) {
+  for (Value* out : n->outputs()) {
+    if (out == nullptr) continue;
+    for (const Use& u : out->uses()) {
+      Node* consumer = u.node->graph() == &g ? u.node : g.AncestorIn(u.node);
+      if (consumer != nullptr && consumer != n) fn(consumer);
+    }
+  }
+}
 
 }  // namespace kiln

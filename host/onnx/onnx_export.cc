@@ -15,6 +15,14 @@
 namespace kiln {
 namespace {
 
+// Marks Kiln's passes keep on nodes while compiling (plugins/folding/folding_marks.h); never written out. A fixed
+// list: user attributes, even ones starting with '_', are always kept.
+bool IsKilnInternalMark(const std::string& name) {
+  static const std::unordered_set<std::string> kMarks = {"_is_potential_const", "_potential_weight",
+                                                          "_potential_const_owner", "_is_from_constant_folding"};
+  return kMarks.count(name) != 0;
+}
+
 class Exporter {
  public:
   explicit Exporter(const ExternalSink* sink) : sink_(sink) {}
@@ -76,7 +84,8 @@ class Exporter {
     np->set_op_type(n.op_type());
     if (!n.domain().empty()) np->set_domain(n.domain());
     if (!n.doc_string().empty()) np->set_doc_string(n.doc_string());
-    for (const Attribute& a : n.attributes()) ExportAttribute(a, np->add_attribute());
+    for (const Attribute& a : n.attributes())
+      if (!IsKilnInternalMark(a.name)) ExportAttribute(a, np->add_attribute());
   }
 
   void ExportSparse(const SparseTensor& st, onnx::SparseTensorProto* sp) {

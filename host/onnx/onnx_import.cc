@@ -30,13 +30,15 @@ class Importer {
     const std::string where = Where(g);
     g.set_name(gp.name());
     g.set_doc_string(gp.doc_string());
+    size_t values = static_cast<size_t>(gp.initializer_size() + gp.input_size());
+    for (const auto& np : gp.node()) values += static_cast<size_t>(np.output_size());
+    g.ReserveValues(values);
     for (auto& tp : *gp.mutable_initializer()) {
       std::string tname = tp.name();
       if (tname.empty()) throw ModelError(name_ + ": " + where + ": an initializer has no name");
       if (g.FindValue(tname)) throw ModelError(name_ + ": " + where + ": initializer '" + tname + "' is defined twice");
       Tensor t = TensorFromProto(std::move(tp), ext_, where + ": initializer '" + tname + "'");
-      Value* v = g.AddInitializer(std::move(t));
-      if (v->name() != tname) throw InternalError("initializer name changed on import: " + tname);
+      g.AddInitializerNamed(std::move(t));
     }
     for (auto& sp : *gp.mutable_sparse_initializer()) {
       std::string sname = sp.values().name();

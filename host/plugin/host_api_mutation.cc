@@ -172,9 +172,19 @@ KilnStatus* ReplaceAllUses(KilnValue* old_value, KilnValue* new_value) {
     if (&from == &to) return;
     CheckVisible(*from.graph(), to);
     CheckOutputMove(from, to);
-    // TODO(ir): keep the output's name once the IR can rename a value (the ABI promises it); until then a graph
+    // A graph output keeps its name (the ABI promises it). When the replacement is a constant of the same graph
+    // that is no graph input or output, `from` itself becomes that constant: it keeps its name, its consumers and
+    // its place among the outputs; `to`'s own uses move onto it and `to`, left unused, goes when the pass ends.
+    Graph& g = *from.graph();
+    if (from.is_graph_output() && from.producer() && to.initializer() && !to.producer() && to.graph() == &g &&
+        !to.is_graph_input() && !to.is_graph_output()) {
+      g.ConvertToInitializer(&from, to.initializer());
+      if (!to.uses().empty()) g.ReplaceAllUsesWith(&to, &from);
+      return;
+    }
+    // TODO(ir): keep the output's name in the other cases once the IR can rename a value; until then a graph
     // output that moves takes the replacement's name.
-    from.graph()->ReplaceAllUsesWith(&from, &to);
+    g.ReplaceAllUsesWith(&from, &to);
   });
 }
 

@@ -16,6 +16,7 @@
 #include "compile/compiler.h"
 #include "kernels/conformance.h"
 #include "kernels/plugin_setup.h"
+#include "support/case_list.h"
 #include "support/testdata.h"
 
 namespace kiln {
@@ -23,19 +24,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// "folder/case  # reason" lines; blank lines and lines starting with # are skipped.
-std::map<std::string, std::string> ReadList(const std::string& path) {
-  std::map<std::string, std::string> out;
-  std::ifstream in(path);
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.empty() || line[0] == '#') continue;
-    std::string key = line.substr(0, line.find_first_of(" \t"));
-    size_t hash = line.find('#');
-    out[key] = hash == std::string::npos ? line.substr(key.size()) : line.substr(hash + 1);
-  }
-  return out;
-}
+using kiln::testing::ReadList;
 
 TEST(Conformance, TestdataCasesPassOrAreListed) {
   Compiler compiler;

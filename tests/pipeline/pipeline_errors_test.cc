@@ -71,7 +71,7 @@ TEST_F(PipelineErrorsTest, UnknownPassListsTheRegisteredOnes) {
             "p.yaml:6:9: unknown pass 'ConstFoldingPass'; did you mean 'ConstantFoldingPass'? (registered passes: "
             "CommonSubexpressionEliminationPass, ConstantFoldingPass, DeadCodeEliminationPass, DimensionAdjustPass, "
             "DimensionComputePass, IdentityEliminationPass, InferShapePass, PotentialConstTakenEffectPass, "
-            "ReplaceWithEmptyConstPass)");
+            "ReplaceWithEmptyConstPass, ReshapeChainMergePass, SqueezeUnsqueezePairPass, TransposePairMergePass)");
 }
 
 TEST_F(PipelineErrorsTest, UnknownPassInAnAfterWalkList) {

@@ -30,6 +30,9 @@ class FakePassCatalog : public PassCatalog {
                {"DimensionAdjustPass", folding},
                {"PotentialConstTakenEffectPass", folding},
                {"IdentityEliminationPass", ""},
+               {"ReshapeChainMergePass", ""},
+               {"TransposePairMergePass", ""},
+               {"SqueezeUnsqueezePairPass", ""},
                {"DeadCodeEliminationPass", std::string(kDeadCodeEliminationOption)},
                {"CommonSubexpressionEliminationPass", std::string(kCommonSubexpressionEliminationOption)}};
   }

@@ -48,7 +48,12 @@ std::string Canonical(const std::string& text) {
   std::stringstream buf;
   buf << in.rdbuf();
   if (update && std::string(update) == "1") {
-    std::ofstream(path) << actual;
+    // A whole model in text form: the header the parser needs, then the graph.
+    std::ofstream out(path);
+    out << "<ir_version: " << model.ir_version << ", opset_import: [";
+    for (size_t i = 0; i < model.opset_imports.size(); ++i)
+      out << (i ? ", " : "") << "\"" << model.opset_imports[i].domain << "\" : " << model.opset_imports[i].version;
+    out << "]>\n" << actual;
     return ::testing::AssertionSuccess();
   }
   if (!in) return ::testing::AssertionFailure() << "no golden file " << path << " (KILN_UPDATE_GOLDENS=1 writes it)";

@@ -1,0 +1,279 @@
+// CommonSubexpressionEliminationPass: see common_subexpression_elimination_pass.h.
+//
+// Constants are bucketed by (element type, dimensions, hash of the bytes) and compared in full within a bucket;
+// nodes by (op, domain, input values, attribute names/types/scalar values) and compared in full, subgraphs
+// included, within a bucket. The hash keys only narrow the search; equality is always checked exactly.
+#include "common_subexpression_elimination_pass.h"
+
+#include <kiln/kiln_plugin_parts.hpp>
+
+#include <algorithm>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+namespace kiln::folding {
+namespace {
+
+bool IsDefaultDomain(std::string_view d) { return d.empty() || d == "ai.onnx" || d == "ai.onnx.ml"; }
+
+bool IsNonDeterministic(const sdk::Node& n) {
+  static const std::unordered_set<std::string_view> kOps = {
+      "RandomNormal", "RandomUniform", "RandomNormalLike", "RandomUniformLike", "Multinomial", "Bernoulli", "Dropout"};
+  return kOps.count(n.OpType()) != 0;
+}
+
+bool IsReadableAttrType(int32_t t) {
+  switch (t) {
+    case KILN_ATTR_FLOAT: case KILN_ATTR_INT: case KILN_ATTR_STRING: case KILN_ATTR_TENSOR: case KILN_ATTR_GRAPH:
+    case KILN_ATTR_FLOATS: case KILN_ATTR_INTS: case KILN_ATTR_STRINGS:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// ---- tensors
+
+bool TensorsEqual(const sdk::TensorView& a, const sdk::TensorView& b) {
+  if (!a || !b) return false;
+  if (a.ElemType() != b.ElemType() || a.ByteSize() != b.ByteSize()) return false;
+  if (!std::ranges::equal(a.Dims(), b.Dims())) return false;
+  if (a.ElemType() == KILN_ELEM_STRING) {
+    size_t n = static_cast<size_t>(a.ElementCount());
+    for (size_t i = 0; i < n; ++i)
+      if (a.StringAt(i) != b.StringAt(i)) return false;
+    return true;
+  }
+  return a.ByteSize() == 0 || std::memcmp(a.Data(), b.Data(), a.ByteSize()) == 0;
+}
+
+size_t TensorHash(const sdk::TensorView& t) {
+  size_t h = std::hash<int32_t>()(t.ElemType());
+  auto mix = [&h](size_t v) { h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2); };
+  for (int64_t d : t.Dims()) mix(std::hash<int64_t>()(d));
+  if (t.ElemType() == KILN_ELEM_STRING) {
+    for (size_t i = 0; i < static_cast<size_t>(t.ElementCount()); ++i) mix(std::hash<std::string_view>()(t.StringAt(i)));
+  } else if (t.ByteSize()) {
+    mix(std::hash<std::string_view>()(std::string_view(static_cast<const char*>(t.Data()), t.ByteSize())));
+  }
+  return h;
+}
+
+// ---- attributes and subgraphs
+
+bool GraphsEqual(const sdk::Graph& a, const sdk::Graph& b);
+
+bool AttrEqual(const sdk::Attribute& x, const sdk::Attribute& y) {
+  if (x.Type() != y.Type()) return false;
+  switch (x.Type()) {
+    case KILN_ATTR_INT: return x.Int() == y.Int();
+    case KILN_ATTR_FLOAT: {
+      float a = x.Float(), b = y.Float();
+      return std::memcmp(&a, &b, sizeof a) == 0;
+    }
+    case KILN_ATTR_STRING: return x.String() == y.String();
+    case KILN_ATTR_INTS: return std::ranges::equal(x.Ints(), y.Ints());
+    case KILN_ATTR_FLOATS: {
+      auto a = x.Floats(), b = y.Floats();
+      return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size_bytes()) == 0);
+    }
+    case KILN_ATTR_STRINGS: return x.Strings() == y.Strings();
+    case KILN_ATTR_TENSOR: return TensorsEqual(x.Tensor(), y.Tensor());
+    case KILN_ATTR_GRAPH: return GraphsEqual(x.Subgraph(), y.Subgraph());
+    default: return false;
+  }
+}
+
+bool AttrsEqual(const sdk::Node& a, const sdk::Node& b) {
+  std::vector<sdk::Attribute> xs = a.Attrs();
+  if (xs.size() != b.Attrs().size()) return false;
+  for (const sdk::Attribute& x : xs) {
+    sdk::Attribute y = b.Attr(x.Name());
+    if (!y || !AttrEqual(x, y)) return false;
+  }
+  return true;
+}
+
+// Structural equality of two subgraphs: `map` pairs a's local values with b's.
+class GraphMatcher {
+ public:
+  bool Match(const sdk::Graph& a, const sdk::Graph& b) {
+    std::vector<sdk::Value> ia = a.Inputs(), ib = b.Inputs();
+    if (ia.size() != ib.size()) return false;
+    for (size_t i = 0; i < ia.size(); ++i) {
+      if (ia[i].Kind() != ib[i].Kind() || ia[i].ElemType() != ib[i].ElemType() || ia[i].Rank() != ib[i].Rank() ||
+          !std::ranges::equal(ia[i].Dims(), ib[i].Dims()))
+        return false;
+      map_[ia[i].raw()] = ib[i].raw();
+    }
+    std::vector<sdk::Node> na = a.Nodes(), nb = b.Nodes();
+    if (na.size() != nb.size()) return false;
+    for (size_t k = 0; k < na.size(); ++k) {
+      const sdk::Node &x = na[k], &y = nb[k];
+      if (x.OpType() != y.OpType() || x.Domain() != y.Domain() || x.InputCount() != y.InputCount() ||
+          x.OutputCount() != y.OutputCount() || !AttrsEqual(x, y))
+        return false;
+      for (size_t i = 0; i < x.InputCount(); ++i)
+        if (!Correspond(x.Input(i), y.Input(i))) return false;
+      for (size_t i = 0; i < x.OutputCount(); ++i) {
+        sdk::Value ox = x.Output(i), oy = y.Output(i);
+        if (static_cast<bool>(ox) != static_cast<bool>(oy)) return false;
+        if (ox) map_[ox.raw()] = oy.raw();
+      }
+    }
+    std::vector<sdk::Value> oa = a.Outputs(), ob = b.Outputs();
+    if (oa.size() != ob.size()) return false;
+    for (size_t i = 0; i < oa.size(); ++i)
+      if (!Correspond(oa[i], ob[i])) return false;
+    return true;
+  }
+
+ private:
+  bool Correspond(const sdk::Value& x, const sdk::Value& y) {
+    if (!x || !y) return !x && !y;
+    if (auto it = map_.find(x.raw()); it != map_.end()) return it->second == y.raw();
+    if (x == y) return true;  // the same outer value
+    return x.IsConstant() && y.IsConstant() && TensorsEqual(x.ConstantData(), y.ConstantData());
+  }
+  std::unordered_map<KilnValue*, KilnValue*> map_;
+};
+
+bool GraphsEqual(const sdk::Graph& a, const sdk::Graph& b) {
+  if (!a || !b) return false;
+  return GraphMatcher().Match(a, b);
+}
+
+// ---- nodes
+
+bool Mergeable(const sdk::Node& n) {
+  if (!IsDefaultDomain(n.Domain()) || IsNonDeterministic(n) || n.OutputCount() == 0) return false;
+  for (const sdk::Attribute& a : n.Attrs())
+    if (!IsReadableAttrType(a.Type())) return false;
+  return true;
+}
+
+// A hash key: equal nodes have equal keys (attribute values beyond names and types are checked by NodesEqual).
+std::string NodeKey(const sdk::Node& n) {
+  std::string key(n.OpType());
+  key += '\0';
+  key += n.Domain();
+  for (const sdk::Value& v : n.Inputs()) key += '|' + std::to_string(reinterpret_cast<uintptr_t>(v.raw()));
+  std::vector<std::string> attrs;
+  for (const sdk::Attribute& a : n.Attrs()) {
+    std::string s(a.Name());
+    s += ':' + std::to_string(a.Type());
+    if (a.Type() == KILN_ATTR_INT) s += '=' + std::to_string(a.Int());
+    if (a.Type() == KILN_ATTR_STRING) s += '=' + std::string(a.String());
+    if (a.Type() == KILN_ATTR_TENSOR && a.Tensor()) s += '=' + std::to_string(TensorHash(a.Tensor()));
+    attrs.push_back(std::move(s));
+  }
+  std::ranges::sort(attrs);
+  for (const std::string& s : attrs) key += '\0' + s;
+  return key;
+}
+
+bool NodesEqual(const sdk::Node& a, const sdk::Node& b) {
+  if (a.OpType() != b.OpType() || a.Domain() != b.Domain() || a.InputCount() != b.InputCount() ||
+      a.OutputCount() != b.OutputCount())
+    return false;
+  for (size_t i = 0; i < a.InputCount(); ++i)
+    if (!(a.Input(i) == b.Input(i))) return false;
+  for (size_t i = 0; i < a.OutputCount(); ++i)
+    if (static_cast<bool>(a.Output(i)) != static_cast<bool>(b.Output(i))) return false;
+  return AttrsEqual(a, b);
+}
+
+bool HasGraphOutput(const sdk::Node& n) {
+  for (const sdk::Value& v : n.Outputs())
+    if (v && v.IsGraphOutput()) return true;
+  return false;
+}
+
+// `gone`'s readers read `kept` instead; `gone` is deleted.
+void Merge(const sdk::Node& gone, const sdk::Node& kept) {
+  for (size_t i = 0; i < gone.OutputCount(); ++i)
+    if (sdk::Value v = gone.Output(i)) v.ReplaceAllUsesWith(kept.Output(i));
+  gone.Delete();
+}
+
+// ---- constants
+
+// Drops a constant left without uses. A Constant node is deleted; an initializer has no deleting slot in the SDK,
+// but the host drops every constant a deleted node read once it has no uses left, so a throwaway reader is made
+// and deleted.
+void DropConstant(const sdk::Graph& graph, const sdk::Value& v) {
+  if (v.ConsumerCount() != 0 || v.IsGraphOutput()) return;
+  if (sdk::Node producer = v.Producer()) {
+    producer.Delete();
+    return;
+  }
+  graph.CreateNode("Identity", {v}, 1).Delete();
+}
+
+int64_t MergeConstants(const sdk::Graph& graph) {
+  std::unordered_map<size_t, std::vector<sdk::Value>> buckets;
+  std::unordered_set<KilnValue*> seen;
+  int64_t merged = 0;
+  for (const sdk::Node& n : graph.Nodes()) {
+    if (n.IsDeleted()) continue;
+    for (const sdk::Value& v : n.Inputs()) {
+      if (!v || !seen.insert(v.raw()).second) continue;
+      if (!v.IsConstant() || v.IsGraphInput() || !(v.OwnerGraph() == graph)) continue;
+      sdk::TensorView data = v.ConstantData();
+      if (!data) continue;
+      std::vector<sdk::Value>& bucket = buckets[TensorHash(data)];
+      auto same = std::ranges::find_if(bucket, [&](const sdk::Value& r) { return TensorsEqual(r.ConstantData(), data); });
+      if (same == bucket.end() || v.IsGraphOutput()) {
+        bucket.push_back(v);
+        continue;
+      }
+      v.ReplaceAllUsesWith(*same);
+      DropConstant(graph, v);
+      ++merged;
+    }
+  }
+  return merged;
+}
+
+int64_t MergeNodes(const sdk::Graph& graph) {
+  std::unordered_map<std::string, std::vector<sdk::Node>> buckets;
+  int64_t merged = 0;
+  for (const sdk::Node& n : graph.Nodes()) {
+    if (n.IsDeleted() || n.Is("Constant") || !Mergeable(n)) continue;
+    std::vector<sdk::Node>& bucket = buckets[NodeKey(n)];
+    bool done = false;
+    for (sdk::Node& c : bucket) {
+      if (!NodesEqual(c, n)) continue;
+      if (!HasGraphOutput(n)) {
+        Merge(n, c);
+      } else if (!HasGraphOutput(c)) {
+        Merge(c, n);
+        c = n;
+      } else {
+        continue;
+      }
+      ++merged;
+      done = true;
+      break;
+    }
+    if (!done) bucket.push_back(n);
+  }
+  return merged;
+}
+
+}  // namespace
+
+void CommonSubexpressionEliminationPass::Run(sdk::PassContext& ctx, sdk::Graph graph) {
+  if (int64_t n = MergeConstants(graph)) ctx.AddCounter("constants_merged", n);
+  if (int64_t n = MergeNodes(graph)) ctx.AddCounter("nodes_merged", n);
+}
+
+}  // namespace kiln::folding
+
+KILN_PLUGIN_PART(CommonSubexpressionEliminationPass) {
+  reg.AddGraphPass<kiln::folding::CommonSubexpressionEliminationPass>();
+}

@@ -1,0 +1,295 @@
+// The embedding API: one session building graphs with different graph options, graph > session > pipeline >
+// default through the API, statuses for bad models, options and misuse, the result's bytes and report.
+#include "kiln/kiln.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "kiln/kiln_ir.h"
+#include "onnx/onnx_import.h"
+
+namespace kiln {
+namespace {
+namespace fs = std::filesystem;
+
+const std::string kSample = std::string(KILN_SOURCE_DIR) + "/examples/sample/model.onnx";
+
+std::string ReadBytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// A user pipeline at O0 whose Prepare stage runs NoOpPass (a host built-in), with `options` as its defaults.
+std::string WritePipeline(const std::string& name, const std::string& options = "") {
+  fs::path dir = fs::temp_directory_path() / ("kiln_api_test_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  fs::path file = dir / (name + ".yaml");
+  std::ofstream(file) << "level: O0\n"
+                      << (options.empty() ? "" : "options:\n" + options) << "stages:\n"
+                      << "  - name: Prepare\n    passes:\n      - NoOpPass\n"
+                      << "  - name: OptimizeStage1\n";
+  return file.string();
+}
+
+nlohmann::json Report(const BuildResult& r) { return nlohmann::json::parse(r.report_json); }
+
+// The report's entry for one option: {"name", "value", "source", "origin"?}.
+nlohmann::json OptionEntry(const nlohmann::json& report, const std::string& name) {
+  for (const auto& o : report["options"])
+    if (o["name"] == name) return o;
+  ADD_FAILURE() << name << " not in the report";
+  return {};
+}
+
+// The names of the passes a stage ran, and of those it skipped.
+std::vector<std::string> Ran(const nlohmann::json& report, const std::string& stage) {
+  std::vector<std::string> out;
+  for (const auto& st : report["stages"])
+    if (st["name"] == stage)
+      for (const auto& p : st["passes"]) out.push_back(p["name"]);
+  return out;
+}
+std::vector<std::string> Skipped(const nlohmann::json& report, const std::string& stage) {
+  std::vector<std::string> out;
+  for (const auto& st : report["stages"])
+    if (st["name"] == stage)
+      for (const auto& p : st["skipped"]) out.push_back(p["name"]);
+  return out;
+}
+const std::vector<std::string> kNoOp = {"NoOpPass"};
+
+std::unique_ptr<Session> MakeSession(SessionConfig config) {
+  std::unique_ptr<Session> session;
+  Status s = Session::Create(config, &session);
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  return session;
+}
+
+TEST(ApiSession, OneSessionTwoGraphsWithDifferentGraphOptionsGetDifferentPipelines) {
+  SessionConfig config;
+  config.pipeline_file = WritePipeline("two_graphs");
+  auto session = MakeSession(config);
+  ASSERT_TRUE(session);
+  BuildResult a, b;
+  ASSERT_TRUE(session->BuildModel(kSample, {}, &a).ok());
+  Status s = session->BuildModel(kSample, {{"oo.disableOptimizations", "NoOpPass"}}, &b);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  auto ra = Report(a), rb = Report(b);
+  EXPECT_EQ(Ran(ra, "Prepare"), kNoOp);
+  EXPECT_TRUE(Skipped(ra, "Prepare").empty());
+  EXPECT_TRUE(Ran(rb, "Prepare").empty());
+  EXPECT_EQ(Skipped(rb, "Prepare"), kNoOp);
+  EXPECT_EQ(OptionEntry(ra, "oo.disableOptimizations")["source"], "default");
+  EXPECT_EQ(OptionEntry(rb, "oo.disableOptimizations")["source"], "graph");
+  // The pipelines as printed differ the same way.
+  std::string pa, pb;
+  ASSERT_TRUE(session->DescribePipeline({}, &pa).ok());
+  ASSERT_TRUE(session->DescribePipeline({{"oo.disableOptimizations", "NoOpPass"}}, &pb).ok());
+  EXPECT_NE(pa, pb);
+  EXPECT_TRUE(session->Finalize().ok());
+}
+
+// Needs the folding plugin (the O1 pipeline lists it and its passes).
+TEST(ApiSession, OneSessionBuildsAtO0AndO1ByGraphOption) {
+  auto session = MakeSession({});
+  ASSERT_TRUE(session);
+  BuildResult o0, o1;
+  Status s = session->BuildModel(kSample, {{"oo.level", "O0"}}, &o0);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  s = session->BuildModel(kSample, {{"oo.level", "O1"}}, &o1);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  auto r0 = Report(o0), r1 = Report(o1);
+  EXPECT_EQ(r0["level"], "O0");
+  EXPECT_EQ(r1["level"], "O1");
+  EXPECT_EQ(OptionEntry(r1, "oo.level")["source"], "graph");
+  EXPECT_TRUE(Ran(r0, "Prepare").empty());
+  EXPECT_FALSE(Ran(r1, "Prepare").empty());
+  EXPECT_EQ(o0.nodes_before, o0.nodes_after);  // O0 changes nothing
+  EXPECT_LE(o1.nodes_after, o1.nodes_before);
+}
+
+TEST(ApiSession, GraphOptionsBeatSessionOptions) {
+  SessionConfig config;
+  config.pipeline_file = WritePipeline("graph_over_session");
+  config.options = {{"oo.optimizationSwitch", "NoOpPass:off"}};
+  auto session = MakeSession(config);
+  ASSERT_TRUE(session);
+  BuildResult session_only, graph_too;
+  ASSERT_TRUE(session->BuildModel(kSample, {}, &session_only).ok());
+  ASSERT_TRUE(session->BuildModel(kSample, {{"oo.optimizationSwitch", "NoOpPass:on"}}, &graph_too).ok());
+  auto rs = Report(session_only), rg = Report(graph_too);
+  EXPECT_EQ(Skipped(rs, "Prepare"), kNoOp);
+  EXPECT_EQ(OptionEntry(rs, "oo.optimizationSwitch")["source"], "session");
+  EXPECT_EQ(Ran(rg, "Prepare"), kNoOp);
+  EXPECT_EQ(OptionEntry(rg, "oo.optimizationSwitch")["source"], "graph");
+  EXPECT_EQ(OptionEntry(rg, "oo.optimizationSwitch")["origin"], "graph");
+}
+
+TEST(ApiSession, GraphLevelBeatsSessionLevel) {
+  auto session = MakeSession(SessionConfig{{{"oo.level", "O3"}}, {}, "", false, false});
+  ASSERT_TRUE(session);
+  // oo.level=O0 from the graph: no plugin is needed and nothing runs.
+  BuildResult r;
+  Status s = session->BuildModel(kSample, {{"oo.level", "O0"}}, &r);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ(Report(r)["level"], "O0");
+  EXPECT_EQ(OptionEntry(Report(r), "oo.level")["source"], "graph");
+}
+
+TEST(ApiSession, SessionOptionsBeatPipelineDefaultsWhichBeatRegistryDefaults) {
+  std::string file = WritePipeline("session_over_pipeline", "  oo.optimizationSwitch: \"NoOpPass:off\"\n");
+  SessionConfig plain;
+  plain.pipeline_file = file;
+  auto pipeline_only = MakeSession(plain);
+  SessionConfig with_session = plain;
+  with_session.options = {{"oo.optimizationSwitch", "NoOpPass:on"}};
+  auto session_too = MakeSession(with_session);
+  ASSERT_TRUE(pipeline_only && session_too);
+  BuildResult p, s;
+  ASSERT_TRUE(pipeline_only->BuildModel(kSample, {}, &p).ok());
+  ASSERT_TRUE(session_too->BuildModel(kSample, {}, &s).ok());
+  auto rp = Report(p), rs = Report(s);
+  EXPECT_EQ(OptionEntry(rp, "oo.optimizationSwitch")["source"], "pipeline");
+  EXPECT_EQ(Skipped(rp, "Prepare"), kNoOp);
+  EXPECT_EQ(OptionEntry(rs, "oo.optimizationSwitch")["source"], "session");
+  EXPECT_EQ(Ran(rs, "Prepare"), kNoOp);
+  EXPECT_EQ(OptionEntry(rs, "oo.disableOptimizations")["source"], "default");
+}
+
+TEST(ApiSession, BadModelBytesAreStatusTwo) {
+  auto session = MakeSession({});
+  ASSERT_TRUE(session);
+  BuildResult r;
+  Status s = session->BuildModelFromBytes("this is not onnx", {{"oo.level", "O0"}}, &r, "junk.onnx");
+  EXPECT_EQ(s.code(), StatusCode::kInvalidModel);
+  EXPECT_EQ(s.exit_code(), 2);
+  EXPECT_NE(s.message().find("junk.onnx"), std::string::npos) << s.message();
+  EXPECT_TRUE(r.model_bytes.empty());
+  s = session->BuildModel("/nonexistent/model.onnx", {{"oo.level", "O0"}}, &r);
+  EXPECT_EQ(s.exit_code(), 2) << s.ToString();
+  EXPECT_NE(s.message().find("/nonexistent/model.onnx"), std::string::npos) << s.message();
+  // The session is still usable after a failure.
+  s = session->BuildModelFromBytes(ReadBytes(kSample), {{"oo.level", "O0"}}, &r);
+  EXPECT_TRUE(s.ok()) << s.ToString();
+}
+
+TEST(ApiSession, BadOptionValuesAreStatusThree) {
+  std::unique_ptr<Session> session;
+  Status s = Session::Create({{"oo.constantFolding", "maybe"}}, {}, &session);
+  EXPECT_EQ(s.code(), StatusCode::kConfig);
+  EXPECT_NE(s.message().find("true, false"), std::string::npos) << s.message();
+  EXPECT_FALSE(session);
+
+  s = Session::Create({{"oo.constantFoldin", "true"}}, {}, &session);
+  EXPECT_EQ(s.exit_code(), 3);
+  EXPECT_NE(s.message().find("did you mean 'oo.constantFolding'"), std::string::npos) << s.message();
+
+  session = MakeSession({});
+  ASSERT_TRUE(session);
+  BuildResult r;
+  s = session->BuildModel(kSample, {{"oo.level", "O9"}}, &r);
+  EXPECT_EQ(s.exit_code(), 3);
+  EXPECT_NE(s.message().find("O0, O1, O2, O3"), std::string::npos) << s.message();
+  s = session->BuildModel(kSample, {{"oo.level", "O0"}, {"oo.memoryPolicy", "Greedy"}}, &r);
+  EXPECT_EQ(s.exit_code(), 3);
+  EXPECT_NE(s.message().find("Balanced"), std::string::npos) << s.message();
+  EXPECT_EQ(s.ToString().rfind("config error (3): ", 0), 0u) << s.ToString();
+}
+
+TEST(ApiSession, MissingPluginIsStatusFour) {
+  std::unique_ptr<Session> session;
+  Status s = Session::Create({}, {"/nonexistent/libnothing.so"}, &session);
+  EXPECT_EQ(s.code(), StatusCode::kPlugin) << s.ToString();
+  EXPECT_NE(s.message().find("/nonexistent/libnothing.so"), std::string::npos) << s.message();
+  EXPECT_FALSE(session);
+}
+
+TEST(ApiSession, ResultCarriesModelBytesReportAndCounts) {
+  SessionConfig config;
+  config.pipeline_file = WritePipeline("result");
+  auto session = MakeSession(config);
+  ASSERT_TRUE(session);
+  BuildResult r;
+  ASSERT_TRUE(session->BuildModel(kSample, {}, &r).ok());
+  EXPECT_EQ(r.nodes_before, 15u);
+  EXPECT_EQ(r.nodes_after, 15u);
+  auto model = LoadModelFromBytes(r.model_bytes, "result", "");
+  EXPECT_EQ(model->graph().CountNodes(true), r.nodes_after);
+  auto report = Report(r);
+  EXPECT_EQ(report["model"], kSample);
+  EXPECT_EQ(report["nodes_before"], 15);
+  EXPECT_TRUE(report.contains("kernels"));
+  EXPECT_TRUE(report["seconds"].contains("total"));
+  // Per stage and per pass: runs, changes, time.
+  const auto& prepare = report["stages"][0];
+  EXPECT_EQ(prepare["name"], "Prepare");
+  EXPECT_TRUE(prepare.contains("seconds"));
+  const auto& noop = prepare["passes"][0];
+  EXPECT_EQ(noop["name"], "NoOpPass");
+  EXPECT_GE(noop["runs"].get<int>(), 1);
+  EXPECT_EQ(noop["changes"], 0);
+  EXPECT_TRUE(noop.contains("seconds"));
+  // Every registered option is listed with its source.
+  for (const char* name : {"oo.level", "oo.constantFolding", "oo.deadCodeElimination",
+                           "oo.commonSubexpressionElimination", "oo.memoryPolicy", "oo.optimizationSwitch",
+                           "oo.disableOptimizations"})
+    EXPECT_TRUE(OptionEntry(report, name).contains("source")) << name;
+  EXPECT_EQ(r.summary.rfind("kiln: O0: 15 -> 15 nodes in ", 0), 0u) << r.summary;
+  EXPECT_NE(r.summary.find("Prepare: no changes"), std::string::npos) << r.summary;
+}
+
+TEST(ApiSession, BuildsAnIrModelInPlace) {
+  SessionConfig config;
+  config.pipeline_file = WritePipeline("ir");
+  auto session = MakeSession(config);
+  ASSERT_TRUE(session);
+  std::unique_ptr<Model> model = LoadModel(kSample);
+  BuildResult r;
+  Status s = session->BuildModel(*model, {}, &r);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ(r.nodes_after, model->graph().CountNodes(true));
+  EXPECT_FALSE(r.model_bytes.empty());
+  EXPECT_EQ(Ran(Report(r), "Prepare"), kNoOp);
+}
+
+TEST(ApiSession, FinalizeEndsTheSession) {
+  auto session = MakeSession({});
+  ASSERT_TRUE(session);
+  EXPECT_TRUE(session->Finalize().ok());
+  EXPECT_TRUE(session->Finalize().ok());  // idempotent
+  BuildResult r;
+  Status s = session->BuildModel(kSample, {{"oo.level", "O0"}}, &r);
+  EXPECT_EQ(s.code(), StatusCode::kUsage);
+  EXPECT_NE(s.message().find("finalised"), std::string::npos) << s.message();
+  s = session->BuildModel(kSample, {}, nullptr);
+  EXPECT_EQ(s.code(), StatusCode::kUsage);
+}
+
+TEST(ApiSession, NullResultIsUsageError) {
+  auto session = MakeSession({});
+  ASSERT_TRUE(session);
+  Status s = session->BuildModel(kSample, {{"oo.level", "O0"}}, nullptr);
+  EXPECT_EQ(s.code(), StatusCode::kUsage);
+}
+
+// The public header stays free of protobuf, ONNX, yaml-cpp and JSON: it includes standard headers only.
+TEST(ApiHeader, IncludesOnlyTheStandardLibrary) {
+  std::ifstream in(std::string(KILN_SOURCE_DIR) + "/host/include/kiln/kiln.h");
+  std::string line;
+  int includes = 0;
+  while (std::getline(in, line)) {
+    if (line.rfind("#include", 0) != 0) continue;
+    ++includes;
+    EXPECT_EQ(line.find('"'), std::string::npos) << line;
+    EXPECT_EQ(line.find('/'), std::string::npos) << line;  // <onnx/...>, <google/...>, <nlohmann/...>, <yaml-cpp/...>
+    EXPECT_EQ(line.find(".h"), std::string::npos) << line;
+  }
+  EXPECT_GT(includes, 0);
+}
+
+}  // namespace
+}  // namespace kiln

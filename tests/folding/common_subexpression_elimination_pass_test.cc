@@ -1,0 +1,174 @@
+// CommonSubexpressionEliminationPass: golden tests (ONNX text before and after), attribute- and subgraph-aware
+// merging, constants, graph outputs, non-deterministic ops, and a graph it leaves alone.
+#include <gtest/gtest.h>
+
+#include "ir/graph.h"
+#include "support/golden.h"
+#include "support/pass_runner.h"
+
+namespace kiln {
+namespace {
+
+using kiln::testing::Canonical;
+using kiln::testing::ParseModel;
+using kiln::testing::PrintGraph;
+using kiln::testing::RunPasses;
+
+const std::vector<std::string> kCse = {"CommonSubexpressionEliminationPass"};
+
+std::string M(const std::string& graph) { return "<ir_version: 8, opset_import: [\"\" : 17]>\n" + graph; }
+
+void ExpectRewrite(const std::string& before, const std::string& after) {
+  auto m = ParseModel(M(before));
+  ASSERT_TRUE(m);
+  auto run = RunPasses(*m, kCse);
+  EXPECT_TRUE(run.changed());
+  EXPECT_EQ(PrintGraph(*m), Canonical(M(after)));
+}
+
+void ExpectNoChange(const std::string& text) {
+  auto m = ParseModel(M(text));
+  ASSERT_TRUE(m);
+  auto run = RunPasses(*m, kCse);
+  EXPECT_FALSE(run.changed());
+  EXPECT_EQ(PrintGraph(*m), Canonical(M(text)));
+}
+
+TEST(CommonSubexpressionEliminationPass, MergesIdenticalNodes) {
+  // Relu(x) twice -> once; then the two Exp nodes read the same value and merge too.
+  ExpectRewrite(R"(g (float[2] x) => (float[2] y) {
+    a = Relu(x)
+    b = Relu(x)
+    ea = Exp(a)
+    eb = Exp(b)
+    y = Add(ea, eb)
+  })",
+                R"(g (float[2] x) => (float[2] y) {
+    a = Relu(x)
+    ea = Exp(a)
+    y = Add(ea, ea)
+  })");
+}
+
+TEST(CommonSubexpressionEliminationPass, MergesIdenticalConstants) {
+  ExpectRewrite(R"(g (float[2] x) => (float[2] y) {
+    c1 = Constant <value = float[2] {1.0, 2.0}> ()
+    c2 = Constant <value = float[2] {1.0, 2.0}> ()
+    a = Add(x, c1)
+    b = Add(x, c2)
+    y = Mul(a, b)
+  })",
+                R"(g (float[2] x) => (float[2] y) {
+    c1 = Constant <value = float[2] {1.0, 2.0}> ()
+    a = Add(x, c1)
+    y = Mul(a, a)
+  })");
+}
+
+TEST(CommonSubexpressionEliminationPass, MergesIdenticalInitializersAndDropsTheOther) {
+  auto m = ParseModel(M(R"(g (float[2] x) => (float[2] y) <float[2] w1 = {1.0, 2.0}, float[2] w2 = {1.0, 2.0}> {
+    a = Add(x, w1)
+    b = Add(x, w2)
+    y = Mul(a, b)
+  })"));
+  ASSERT_TRUE(m);
+  auto run = RunPasses(*m, kCse);
+  EXPECT_TRUE(run.changed());
+  EXPECT_EQ(m->graph().initializers().size(), 1u);
+  EXPECT_EQ(PrintGraph(*m), Canonical(M(R"(g (float[2] x) => (float[2] y) <float[2] w1 = {1.0, 2.0}> {
+    a = Add(x, w1)
+    y = Mul(a, a)
+  })")));
+}
+
+TEST(CommonSubexpressionEliminationPass, ComparesAttributes) {
+  // Equal attributes merge (in any order); a different alpha or different dims do not.
+  ExpectRewrite(R"(g (float[2,3] x) => (float[3,2] y, float[2] z, float[2,3] w) {
+    a = LeakyRelu <alpha = 0.5> (x)
+    b = LeakyRelu <alpha = 0.5> (x)
+    c = LeakyRelu <alpha = 0.25> (x)
+    t = Transpose <perm = [1, 0]> (a)
+    u = Transpose <perm = [1, 0]> (b)
+    y = Add(t, u)
+    s1 = ReduceSum <keepdims = 0, noop_with_empty_axes = 0> (c)
+    s2 = ReduceSum <noop_with_empty_axes = 0, keepdims = 0> (c)
+    z = Add(s1, s2)
+    w = Identity(c)
+  })",
+                R"(g (float[2,3] x) => (float[3,2] y, float[2] z, float[2,3] w) {
+    a = LeakyRelu <alpha = 0.5> (x)
+    c = LeakyRelu <alpha = 0.25> (x)
+    t = Transpose <perm = [1, 0]> (a)
+    y = Add(t, t)
+    s1 = ReduceSum <keepdims = 0, noop_with_empty_axes = 0> (c)
+    z = Add(s1, s1)
+    w = Identity(c)
+  })");
+}
+
+TEST(CommonSubexpressionEliminationPass, ComparesSubgraphsStructurally) {
+  // Two Ifs on the same condition with equal branches (other value names) merge; a third, whose else-branch
+  // differs, does not.
+  ExpectRewrite(R"(g (bool c, float[2] x) => (float[2] y) {
+    i1 = If(c) <then_branch = t1 () => (float[2] a1) { a1 = Relu(x) },
+                 else_branch = e1 () => (float[2] b1) { b1 = Neg(x) }>
+    i2 = If(c) <then_branch = t2 () => (float[2] a2) { a2 = Relu(x) },
+                 else_branch = e2 () => (float[2] b2) { b2 = Neg(x) }>
+    i3 = If(c) <then_branch = t3 () => (float[2] a3) { a3 = Relu(x) },
+                 else_branch = e3 () => (float[2] b3) { b3 = Exp(x) }>
+    s = Add(i1, i2)
+    y = Add(s, i3)
+  })",
+                R"(g (bool c, float[2] x) => (float[2] y) {
+    i1 = If(c) <then_branch = t1 () => (float[2] a1) { a1 = Relu(x) },
+                 else_branch = e1 () => (float[2] b1) { b1 = Neg(x) }>
+    i3 = If(c) <then_branch = t3 () => (float[2] a3) { a3 = Relu(x) },
+                 else_branch = e3 () => (float[2] b3) { b3 = Exp(x) }>
+    s = Add(i1, i1)
+    y = Add(s, i3)
+  })");
+}
+
+TEST(CommonSubexpressionEliminationPass, MergesInsideSubgraphs) {
+  ExpectRewrite(R"(g (bool c, float[2] x) => (float[2] y) {
+    y = If(c) <then_branch = t () => (float[2] ty) { p = Relu(x) q = Relu(x) ty = Add(p, q) },
+                else_branch = e () => (float[2] ey) { ey = Neg(x) }>
+  })",
+                R"(g (bool c, float[2] x) => (float[2] y) {
+    y = If(c) <then_branch = t () => (float[2] ty) { p = Relu(x) ty = Add(p, p) },
+                else_branch = e () => (float[2] ey) { ey = Neg(x) }>
+  })");
+}
+
+TEST(CommonSubexpressionEliminationPass, KeepsTheNodeThatIsAGraphOutput) {
+  // a and y are equal; y is a graph output, so y stays and a's readers read y.
+  ExpectRewrite(R"(g (float[2] x) => (float[2] y, float[2] z) {
+    a = Relu(x)
+    z = Neg(a)
+    y = Relu(x)
+  })",
+                R"(g (float[2] x) => (float[2] y, float[2] z) {
+    y = Relu(x)
+    z = Neg(y)
+  })");
+}
+
+TEST(CommonSubexpressionEliminationPass, ChangesNothingWithoutDuplicates) {
+  // Different ops, different inputs, different attributes; two equal nodes that are both graph outputs (merging
+  // would rename one); random ops (equal-looking but not equal).
+  ExpectNoChange(R"(g (float[2] x, float[2] w) => (float[2] y1, float[2] y2, float[2] r) {
+    a = Relu(x)
+    b = Relu(w)
+    c = LeakyRelu <alpha = 0.5> (x)
+    d = LeakyRelu <alpha = 0.25> (x)
+    s = Sum(a, b, c, d)
+    y1 = Sigmoid(s)
+    y2 = Sigmoid(s)
+    u1 = RandomUniformLike(x)
+    u2 = RandomUniformLike(x)
+    r = Add(u1, u2)
+  })");
+}
+
+}  // namespace
+}  // namespace kiln

@@ -1,0 +1,206 @@
+// ConstantFoldingPass: GE's rules (marks, memory priority), the size policy, determinism and If inlining.
+#include <gtest/gtest.h>
+
+#include "folding_test_util.h"
+
+namespace kiln::testing {
+namespace {
+
+constexpr const char* kHeader = R"(<ir_version: 8, opset_import: ["" : 17]>)";
+
+TEST(ConstantFoldingPassTest, FoldsAddOfConstantsAndKeepsOutputName) {
+  auto m = ParseModel(std::string(kHeader) + R"(
+    g () => (float[2] y) {
+      a = Constant <value = float[2] {1.0, 2.0}> ()
+      b = Constant <value = float[2] {3.0, 4.0}> ()
+      y = Add (a, b)
+    })");
+  ASSERT_TRUE(m);
+  PassRun run = RunPasses(*m, {"ConstantFoldingPass"});
+  EXPECT_TRUE(run.changed());
+  EXPECT_EQ(Counter(run, "ConstantFoldingPass", "nodes_folded"), 1);
+  EXPECT_EQ(NodeCount(*m), 0u);
+  ASSERT_EQ(m->graph().outputs().size(), 1u);
+  EXPECT_EQ(m->graph().outputs()[0]->name(), "y");
+  EXPECT_EQ(ConstValues<float>(*m, "y"), (std::vector<float>{4.0f, 6.0f}));
+}
+
+TEST(ConstantFoldingPassTest, FoldsAChainThroughTheWalk) {
+  auto m = ParseModel(std::string(kHeader) + R"(
+    g (float[2] x) => (float[2] y) {
+      a = Constant <value = float[2] {1.0, -2.0}> ()
+      r = Relu (a)
+      n = Neg (r)
+      y = Add (x, n)
+    })");
+  ASSERT_TRUE(m);
+  PassRun run = RunPasses(*m, {"ConstantFoldingPass"});
+  EXPECT_EQ(Counter(run, "ConstantFoldingPass", "nodes_folded"), 2);
+  EXPECT_EQ(NodeCount(*m), 1u);
+  EXPECT_EQ(CountOps(*m, "Add"), 1u);
+}
+
+TEST(ConstantFoldingPassTest, SkipMarkedNodes) {
+  auto m = ParseModel(std::string(kHeader) + R"(
+    g () => (float[2] y, float[2] z, float[2] w) {
+      a = Constant <value = float[2] {1.0, 2.0}> ()
+      y = Neg <_do_not_constant_folding = 1> (a)
+      z = Abs <no_need_constant_folding = 1> (a)
+      w = Relu (a)
+    })");
+  ASSERT_TRUE(m);
+  PassRun run = RunPasses(*m, {"ConstantFoldingPass"});
+  EXPECT_EQ(Counter(run, "ConstantFoldingPass", "skipped_marked"), 2);
+  EXPECT_EQ(CountOps(*m, "Neg"), 1u);
+  EXPECT_EQ(CountOps(*m, "Abs"), 1u);
+  EXPECT_EQ(CountOps(*m, "Relu"), 0u);
+  // The user's marks are kept on export.
+  std::string printed = PrintGraph(*m);
+  EXPECT_NE(printed.find("_do_not_constant_folding"), std::string::npos) << printed;
+}
+
+TEST(ConstantFoldingPassTest, SkipNamesOption) {
+  auto m = ParseModel(std::string(kHeader) + R"(
+    g () => (float[2] y, float[2] z) {
+      a = Constant <value = float[2] {1.0, 2.0}> ()
+      y = Neg (a)
+      z = Abs (a)
+    })");
+  ASSERT_TRUE(m);
+  // Name the nodes (the text form gives no names to nodes).
+  for (auto& n : m->graph().nodes()) n->SetName(n->op_type() == "Neg" ? "keep/neg" : n->op_type());
+  PassRun run = RunPasses(*m, {"ConstantFoldingPass{skip_names: '^keep/'}"});
+  EXPECT_EQ(CountOps(*m, "Neg"), 1u);
+  EXPECT_EQ(CountOps(*m, "Abs"), 0u);
+}
+
+TEST(ConstantFoldingPassTest, MemoryPriorityKeepsSharedLargeConstants) {
+  const std::string text = std::string(kHeader) + R"(
+    g () => (float[9] y, float[9] z) {
+      a = Constant <value = float[9] {1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0}> ()
+      y = Neg (a)
+      z = Abs (a)
+    })";
+  auto m = ParseModel(text);
+  ASSERT_TRUE(m);
+  PassRun run = RunPasses(*m, {"ConstantFoldingPass"}, {}, {{"oo.memoryPolicy", "MemoryPriority"}});
+  EXPECT_FALSE(run.changed());
+  EXPECT_EQ(Counter(run, "ConstantFoldingPass", "skipped_memory_priority"), 2);
+  EXPECT_EQ(NodeCount(*m), 3u);
+
+  auto balanced = ParseModel(text);
+  PassRun run2 = RunPasses(*balanced, {"ConstantFoldingPass"}, {}, {{"oo.memoryPolicy", "Balanced"}});
+  EXPECT_EQ(Counter(run2, "ConstantFoldingPass", "nodes_folded"), 2);
+  EXPECT_EQ(NodeCount(*balanced), 0u);
+}
+
+TEST(ConstantFoldingPassTest, MemoryPrioritySmallSharedConstantsStillFold) {
+  auto m = ParseModel(std::string(kHeader) + R"(
+    g () => (float[2] y, float[2] z) {
+      a = Constant <value = float[2] {1.0, 2.0}> ()
+      y = Neg (a)
+      z = Abs (a)
+    })");
+  ASSERT_TRUE(m);
+  PassRun run = RunPasses(*m, {"ConstantFoldingPass"}, {}, {{"oo.memoryPolicy", "MemoryPriority"}});
+  EXPECT_EQ(Counter(run, "ConstantFoldingPass", "nodes_folded"), 2);
+}
+
+TEST(ConstantFoldingPassTest, SizePolicyKeepsLargeConstantOfShapeExpandTile) {
+  auto m = ParseModel(std::string(kHeader) + R"(
+    g () => (float[1024,1024] y, float[512,512] z, float[256,1024] w, float[4] small) {
+      s = Constant <value = int64[2] {1024, 1024}> ()
+      y = ConstantOfShape <value = float[1] {1.0}> (s)
+      one = Constant <value = float[1] {2.0}> ()
+      es = Constant <value = int64[2] {512, 512}> ()
+      z = Expand (one, es)
+      t = Constant <value = float[1,4] {1.0, 2.0, 3.0, 4.0}> ()
+      reps = Constant <value = int64[2] {256, 256}> ()
+      w = Tile (t, reps)
+      s4 = Constant <value = int64[1] {4}> ()
+      small = ConstantOfShape <value = float[1] {0.5}> (s4)
+    })");
+  ASSERT_TRUE(m);
+  PassRun run = RunPasses(*m, {"InferShapePass", "ConstantFoldingPass"});
+  EXPECT_EQ(CountOps(*m, "ConstantOfShape"), 1u);
+  EXPECT_EQ(CountOps(*m, "Expand"), 1u);
+  EXPECT_EQ(CountOps(*m, "Tile"), 1u);
+  EXPECT_EQ(Counter(run, "ConstantFoldingPass", "skipped_size"), 3);
+  EXPECT_EQ(ConstValues<float>(*m, "small"), (std::vector<float>(4, 0.5f)));
+}
+
+TEST(ConstantFoldingPassTest, MaxOutputBytesOption) {
+  auto m = ParseModel(std::string(kHeader) + R"(
+    g () => (float[64] y) {
+      a = Constant <value = float[64] {1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0,
+                                       1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0,
+                                       1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0,
+                                       1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0}> ()
+      y = Neg (a)
+    })");
+  ASSERT_TRUE(m);
+  // The global option (oo.constantFolding.maxOutputBytes) is a plugin option, set on the CLI; a test's session
+  // options are checked before plugins load, so the pass's own argument is used here.
+  PassRun run = RunPasses(*m, {"ConstantFoldingPass{max_output_bytes: 128}"});
+  EXPECT_EQ(CountOps(*m, "Neg"), 1u);
+  EXPECT_EQ(Counter(run, "ConstantFoldingPass", "skipped_size"), 1);
+}
+
+TEST(ConstantFoldingPassTest, NondeterministicOpsDoNotFold) {
+  auto m = ParseModel(std::string(kHeader) + R"(
+    g () => (float[2] y) {
+      a = Constant <value = float[2] {1.0, 2.0}> ()
+      y = RandomUniformLike (a)
+    })");
+  ASSERT_TRUE(m);
+  PassRun run = RunPasses(*m, {"ConstantFoldingPass"});
+  EXPECT_FALSE(run.changed());
+  EXPECT_EQ(CountOps(*m, "RandomUniformLike"), 1u);
+}
+
+TEST(ConstantFoldingPassTest, IfWithConstantConditionIsInlined) {
+  auto m = ParseModel(std::string(kHeader) + R"(
+    g (float[2] x) => (float[2] y) {
+      c = Constant <value = bool {1}> ()
+      y = If (c) <
+        then_branch = t () => (float[2] ty) { ty = Relu (x) },
+        else_branch = e () => (float[2] ey) { ey = Neg (x) }>
+    })");
+  ASSERT_TRUE(m);
+  PassRun run = RunPasses(*m, {"ConstantFoldingPass"});
+  EXPECT_EQ(Counter(run, "ConstantFoldingPass", "if_inlined"), 1);
+  EXPECT_EQ(CountOps(*m, "If"), 0u);
+  EXPECT_EQ(CountOps(*m, "Relu"), 1u);
+  EXPECT_EQ(CountOps(*m, "Neg"), 0u);
+}
+
+TEST(ConstantFoldingPassTest, ChangesNothingWithoutConstants) {
+  auto m = ParseModel(std::string(kHeader) + R"(
+    g (float[2] x) => (float[2] y) {
+      r = Relu (x)
+      y = Neg (r)
+    })");
+  ASSERT_TRUE(m);
+  const std::string before = PrintGraph(*m);
+  PassRun run = RunPasses(*m, {"ConstantFoldingPass"});
+  EXPECT_FALSE(run.changed());
+  EXPECT_EQ(PrintGraph(*m), before);
+}
+
+TEST(ConstantFoldingPassTest, SwitchedOffNothingFoldsAndShapeNodesAreReported) {
+  auto m = ParseModel(std::string(kHeader) + R"(
+    g (float[2,3] x) => (int64[2] y, float[2] z) {
+      y = Shape (x)
+      a = Constant <value = float[2] {1.0, 2.0}> ()
+      z = Neg (a)
+    })");
+  ASSERT_TRUE(m);
+  PassRun run = RunPasses(*m, {"InferShapePass", "DimensionComputePass", "ConstantFoldingPass"}, {},
+                          {{"oo.constantFolding", "false"}});
+  EXPECT_EQ(CountOps(*m, "Shape"), 1u);
+  EXPECT_EQ(CountOps(*m, "Neg"), 1u);
+  EXPECT_EQ(Counter(run, "InferShapePass", "dimension_ops_not_folded"), 1);
+}
+
+}  // namespace
+}  // namespace kiln::testing
