@@ -4,22 +4,14 @@
 
 #include <kiln/kiln_plugin_parts.hpp>
 
+#include "constant_ints.h"
+
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace kiln::folding {
 namespace {
-
-// The values of a constant INT64 or INT32 tensor.
-std::optional<std::vector<int64_t>> ConstInts(const sdk::Value& v) {
-  if (!v || !v.IsConstant()) return std::nullopt;
-  sdk::TensorView t = v.ConstantData();
-  if (!t) return std::nullopt;
-  if (t.ElemType() == KILN_ELEM_INT64) return std::vector<int64_t>(t.Values<int64_t>().begin(), t.Values<int64_t>().end());
-  if (t.ElemType() == KILN_ELEM_INT32) return std::vector<int64_t>(t.Values<int32_t>().begin(), t.Values<int32_t>().end());
-  return std::nullopt;
-}
 
 std::optional<std::vector<int64_t>> InputOrAttrInts(const sdk::Node& n, size_t input, std::string_view attr,
                                                     int64_t since) {

@@ -3,20 +3,13 @@
 
 #include <kiln/kiln_plugin_parts.hpp>
 
+#include "constant_ints.h"
+
 #include <optional>
 #include <vector>
 
 namespace kiln::folding {
 namespace {
-
-std::optional<std::vector<int64_t>> ConstInts(const sdk::Value& v) {
-  if (!v || !v.IsConstant()) return std::nullopt;
-  sdk::TensorView t = v.ConstantData();
-  if (!t) return std::nullopt;
-  if (t.ElemType() == KILN_ELEM_INT64) return std::vector<int64_t>(t.Values<int64_t>().begin(), t.Values<int64_t>().end());
-  if (t.ElemType() == KILN_ELEM_INT32) return std::vector<int64_t>(t.Values<int32_t>().begin(), t.Values<int32_t>().end());
-  return std::nullopt;
-}
 
 bool IsShapeReshape(const sdk::Node& n) { return n && n.Is("Reshape") && n.InputCount() >= 2 && n.Input(0) && n.Input(1); }
 

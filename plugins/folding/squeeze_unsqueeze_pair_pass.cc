@@ -3,21 +3,14 @@
 
 #include <kiln/kiln_plugin_parts.hpp>
 
+#include "constant_ints.h"
+
 #include <algorithm>
 #include <optional>
 #include <vector>
 
 namespace kiln::folding {
 namespace {
-
-std::optional<std::vector<int64_t>> ConstInts(const sdk::Value& v) {
-  if (!v || !v.IsConstant()) return std::nullopt;
-  sdk::TensorView t = v.ConstantData();
-  if (!t) return std::nullopt;
-  if (t.ElemType() == KILN_ELEM_INT64) return std::vector<int64_t>(t.Values<int64_t>().begin(), t.Values<int64_t>().end());
-  if (t.ElemType() == KILN_ELEM_INT32) return std::vector<int64_t>(t.Values<int32_t>().begin(), t.Values<int32_t>().end());
-  return std::nullopt;
-}
 
 // The node's axes as written (attribute before opset 13, constant input from 13); nullopt when not known.
 std::optional<std::vector<int64_t>> RawAxes(const sdk::Node& n) {

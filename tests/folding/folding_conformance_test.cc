@@ -138,7 +138,9 @@ TEST(FoldingConformance, NodeCasesFoldOrAreListed) {
   RecordProperty("total", total);
   EXPECT_EQ(unexpected.str(), "") << "cases not folding that are not in folding_conformance_exceptions.txt:\n"
                                   << unexpected.str();
-  if (!filter) EXPECT_EQ(stale.str(), "") << stale.str();
+  if (!filter) {
+    EXPECT_EQ(stale.str(), "") << stale.str();
+  }
 }
 
 }  // namespace

@@ -73,7 +73,9 @@ TEST(Conformance, TestdataCasesPassOrAreListed) {
   RecordProperty("total", total);
   EXPECT_EQ(unexpected.str(), "") << "cases failing that are not in conformance_known_failures.txt:\n"
                                   << unexpected.str();
-  if (!filter) EXPECT_EQ(stale.str(), "") << stale.str();
+  if (!filter) {
+    EXPECT_EQ(stale.str(), "") << stale.str();
+  }
 }
 
 }  // namespace

@@ -80,7 +80,9 @@ TEST_P(RoundTrip, EveryModelIsLossless) {
     std::string report;
     diff.ReportDifferencesToString(&report);
     EXPECT_TRUE(diff.Compare(original, out)) << report.substr(0, 2000);
-    if (!sorted) EXPECT_TRUE(IsSorted(out.graph(), {})) << "output not topologically sorted";
+    if (!sorted) {
+      EXPECT_TRUE(IsSorted(out.graph(), {})) << "output not topologically sorted";
+    }
     if (Checks(original)) {
       EXPECT_TRUE(Checks(out)) << "the input passed onnx::checker but the output does not";
       ++checked;
