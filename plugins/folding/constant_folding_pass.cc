@@ -12,7 +12,7 @@ namespace kiln::folding {
 namespace {
 
 constexpr int64_t kGrowthFactor = 2;
-constexpr int64_t kFreedFloorBytes = 1024;
+constexpr int64_t kGrowthAllowanceBytes = 64 * 1024;
 constexpr int64_t kMemoryPriorityMaxElements = 8;
 
 bool IsNondeterministic(const sdk::Node& n) {
@@ -122,7 +122,7 @@ void ConstantFoldingPass::Run(sdk::PassContext& ctx, sdk::Node node) {
   }
   int64_t max_bytes = ctx.OptionInt("max_output_bytes");
   if (max_bytes < 0) max_bytes = ctx.OptionInt(kMaxOutputBytesOption);
-  const int64_t allowed = std::min(max_bytes, kGrowthFactor * std::max(freed, kFreedFloorBytes));
+  const int64_t allowed = std::min(max_bytes, std::max(kGrowthFactor * freed, freed + kGrowthAllowanceBytes));
   // Known output sizes are checked before computing, so a huge Tile is never materialised.
   for (sdk::Value out : node.Outputs())
     if (UsedOutput(out) && StaticBytes(out) > allowed) {

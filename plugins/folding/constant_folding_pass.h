@@ -9,9 +9,10 @@
 // training-mode Dropout; kernels flagged nondeterministic are refused by node_compute), nodes holding subgraphs
 // are not computed (an If with a constant condition is replaced by its branch instead), and a size policy:
 //   fold only if  out_bytes <= oo.constantFolding.maxOutputBytes
-//            and  out_bytes <= kGrowthFactor (2) x max(bytes of the constant inputs it frees, 1 KiB)
-// so Tile, Expand and ConstantOfShape never bloat a model (the pass option max_output_bytes overrides the global
-// option for one placement in a pipeline).
+//            and  out_bytes <= max(2 x freed, freed + 64 KiB)
+// where `freed` is the bytes of the constant inputs the fold frees: a fold may double what it replaces or add at
+// most 64 KiB (a causal mask or a rotary table of a decoder), so Tile, Expand and ConstantOfShape never bloat a
+// model by megabytes (the pass option max_output_bytes overrides the global option for one placement).
 // Why correct: the kernels are the reference executor's (plugin kernels first, then the host's built-ins), so
 // the constant holds exactly what the node would have computed at run time; a graph output keeps its name.
 // Counters: nodes_folded, if_inlined, skipped_marked, skipped_memory_priority, skipped_size, compute_unsupported.

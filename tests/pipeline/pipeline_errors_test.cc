@@ -69,9 +69,10 @@ TEST_F(PipelineErrorsTest, UnknownPassListsTheRegisteredOnes) {
   EXPECT_EQ(ErrorLoading("level: O1\nstages:\n  - name: Prepare\n    passes:\n      - InferShapePass\n"
                          "      - ConstFoldingPass\n"),
             "p.yaml:6:9: unknown pass 'ConstFoldingPass'; did you mean 'ConstantFoldingPass'? (registered passes: "
-            "CommonSubexpressionEliminationPass, ConstantFoldingPass, DeadCodeEliminationPass, DimensionAdjustPass, "
-            "DimensionComputePass, IdentityEliminationPass, InferShapePass, PotentialConstTakenEffectPass, "
-            "ReplaceWithEmptyConstPass, ReshapeChainMergePass, SqueezeUnsqueezePairPass, TransposePairMergePass)");
+            "CommonSubexpressionEliminationPass, ConstantFoldingPass, ConstantNodeToInitializerPass, "
+            "DeadCodeEliminationPass, DimensionAdjustPass, DimensionComputePass, FuseBatchNormIntoConvPass, "
+            "IdentityEliminationPass, InferShapePass, PotentialConstTakenEffectPass, ReplaceWithEmptyConstPass, "
+            "ReshapeChainMergePass, ReshapeShapeChainPass, SqueezeUnsqueezePairPass, TransposePairMergePass)");
 }
 
 TEST_F(PipelineErrorsTest, UnknownPassInAnAfterWalkList) {

@@ -33,6 +33,9 @@ class FakePassCatalog : public PassCatalog {
                {"ReshapeChainMergePass", ""},
                {"TransposePairMergePass", ""},
                {"SqueezeUnsqueezePairPass", ""},
+               {"ConstantNodeToInitializerPass", ""},
+               {"FuseBatchNormIntoConvPass", ""},
+               {"ReshapeShapeChainPass", ""},
                {"DeadCodeEliminationPass", std::string(kDeadCodeEliminationOption)},
                {"CommonSubexpressionEliminationPass", std::string(kCommonSubexpressionEliminationOption)}};
   }
