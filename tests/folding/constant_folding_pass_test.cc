@@ -174,6 +174,32 @@ TEST(ConstantFoldingPassTest, IfWithConstantConditionIsInlined) {
   EXPECT_EQ(CountOps(*m, "Neg"), 0u);
 }
 
+TEST(ConstantFoldingPassTest, FoldsInsideSubgraphsUsingOuterConstants) {
+  // The branch's Mul reads two constants of the enclosing graph: it folds inside the branch; the If stays.
+  auto m = ParseModel(std::string(kHeader) + R"(
+    g (bool c, float[2] x) => (float[2] y) {
+      a = Constant <value = float[2] {1.0, 2.0}> ()
+      b = Constant <value = float[2] {3.0, 4.0}> ()
+      y = If (c) <
+        then_branch = t () => (float[2] ty) { p = Mul (a, b)
+          ty = Add (x, p) },
+        else_branch = e () => (float[2] ey) { ey = Neg (x) }>
+    })");
+  ASSERT_TRUE(m);
+  PassRun run = RunPasses(*m, {"ConstantFoldingPass"});
+  EXPECT_EQ(Counter(run, "ConstantFoldingPass", "nodes_folded"), 1);
+  EXPECT_EQ(CountOps(*m, "If"), 1u);
+  const Graph* then_branch = nullptr;
+  for (const auto& n : m->graph().nodes())
+    if (n->op_type() == "If") then_branch = n->subgraphs()[0];
+  ASSERT_NE(then_branch, nullptr);
+  EXPECT_EQ(then_branch->num_nodes(), 1u);  // only the Add is left
+  const Value* p = then_branch->nodes().front()->input(1);
+  ASSERT_TRUE(p->initializer());
+  auto v = p->initializer()->values<float>();
+  EXPECT_EQ(std::vector<float>(v.begin(), v.end()), (std::vector<float>{3.0f, 8.0f}));
+}
+
 TEST(ConstantFoldingPassTest, ChangesNothingWithoutConstants) {
   auto m = ParseModel(std::string(kHeader) + R"(
     g (float[2] x) => (float[2] y) {
