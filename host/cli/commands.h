@@ -5,6 +5,10 @@
 #include <CLI/CLI.hpp>
 #include <functional>
 
+namespace kiln {
+class Compiler;
+}
+
 namespace kiln::cli {
 
 // A subcommand's body, run after parsing; returns the exit code.
@@ -16,6 +20,8 @@ Action AddOptionsCommand(CLI::App& app);
 Action AddPassesCommand(CLI::App& app);
 Action AddPluginsCommand(CLI::App& app);
 Action AddRunCommand(CLI::App& app);
+// Loads the --plugin paths, then the plugins of KILN_PLUGIN_PATH and the install directory.
+void LoadPluginsAndSearchPath(Compiler& compiler, const std::vector<std::string>& paths);
 Action AddVerifyCommand(CLI::App& app);
 
 }  // namespace kiln::cli

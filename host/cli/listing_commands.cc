@@ -20,12 +20,12 @@ std::shared_ptr<std::vector<std::string>> AddPluginOption(CLI::App* cmd) {
   return paths;
 }
 
-void LoadPlugins(Compiler& compiler, const std::vector<std::string>& paths) {
+}  // namespace
+
+void LoadPluginsAndSearchPath(Compiler& compiler, const std::vector<std::string>& paths) {
   compiler.LoadPlugins(paths);
   compiler.LoadSearchPathPlugins();
 }
-
-}  // namespace
 
 Action AddOptionsCommand(CLI::App& app) {
   auto* cmd = app.add_subcommand("options", "List every option: levels, default per level, allowed values, where "
@@ -37,7 +37,7 @@ Action AddOptionsCommand(CLI::App& app) {
   auto plugins = AddPluginOption(cmd);
   return [level, json, plugins] {
     Compiler compiler;
-    LoadPlugins(compiler, *plugins);
+    LoadPluginsAndSearchPath(compiler, *plugins);
     std::optional<OptLevel> lv;
     if (!level->empty()) {
       lv = ParseOptLevel(*level);
@@ -56,7 +56,7 @@ Action AddPassesCommand(CLI::App& app) {
   auto plugins = AddPluginOption(cmd);
   return [json, plugins] {
     Compiler compiler;
-    LoadPlugins(compiler, *plugins);
+    LoadPluginsAndSearchPath(compiler, *plugins);
     nlohmann::json out = nlohmann::json::array();
     for (const PassInfo* p : compiler.passes().All()) {
       nlohmann::json args = nlohmann::json::array();
@@ -102,7 +102,7 @@ Action AddPluginsCommand(CLI::App& app) {
   auto plugins = AddPluginOption(cmd);
   return [json, plugins] {
     Compiler compiler;
-    LoadPlugins(compiler, *plugins);
+    LoadPluginsAndSearchPath(compiler, *plugins);
     if (*json) std::cout << plugin::PluginsToJson(compiler.plugins()).dump(2) << "\n";
     else std::cout << plugin::PluginsToText(compiler.plugins());
     return 0;

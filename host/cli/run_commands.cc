@@ -40,11 +40,6 @@ std::map<std::string, V> ParsePairs(const std::vector<std::string>& items, const
   return out;
 }
 
-void LoadKernelPlugins(Compiler& compiler, const std::vector<std::string>& plugins) {
-  compiler.LoadPlugins(plugins);
-  compiler.LoadSearchPathPlugins();
-}
-
 struct RunArgs {
   std::string model, inputs_dir, output_dir, log_level = "warn";
   std::vector<std::string> inputs, plugins;
@@ -54,7 +49,7 @@ struct RunArgs {
 int RunModel(const RunArgs& a) {
   if (!SetLogLevel(a.log_level)) throw UsageError("--log-level: '" + a.log_level + "' is not a level");
   Compiler compiler;
-  LoadKernelPlugins(compiler, a.plugins);
+  LoadPluginsAndSearchPath(compiler, a.plugins);
   auto model = LoadModel(a.model);
   InputSpec spec;
   spec.inputs_dir = a.inputs_dir;
@@ -95,7 +90,7 @@ struct VerifyArgs {
 int Verify(const VerifyArgs& a) {
   if (!SetLogLevel(a.log_level)) throw UsageError("--log-level: '" + a.log_level + "' is not a level");
   Compiler compiler;
-  LoadKernelPlugins(compiler, a.plugins);
+  LoadPluginsAndSearchPath(compiler, a.plugins);
   auto ref = LoadModel(a.reference), cand = LoadModel(a.candidate);
   std::vector<RtValue> inputs;
   if (!a.inputs_dir.empty()) {

@@ -28,15 +28,6 @@ std::string JoinNames(const std::set<std::string>& names) {
   return s;
 }
 
-// Producers in `g` that `n` waits for: those of its inputs and of the outer values its subgraphs read.
-template <typename Fn>
-void ForEachProducer(const Graph& g, const Node& n, Fn&& fn) {
-  for (const Value* v : n.inputs())
-    if (v && v->producer() && v->graph() == &g) fn(v->producer());
-  for (const Graph* sub : n.subgraphs())
-    for (const auto& inner : sub->nodes()) ForEachProducer(g, *inner, fn);
-}
-
 }  // namespace
 
 // One walk over one graph.
@@ -73,16 +64,16 @@ class PassDriver::Walk {
     for (const auto& n : g_.nodes())
       if (!seen_.count(n.get()) && !queued_.count(n.get()) && ProducersSeen(*n)) ready.push_back(n.get());
     // In position order, so a walk over an unchanged graph is deterministic.
-    std::sort(ready.begin(), ready.end(), [](const Node* a, const Node* b) {
-      return a->order() != b->order() ? a->order() < b->order() : a->id() < b->id();
-    });
+    std::sort(ready.begin(), ready.end(), PositionBefore);
     for (Node* n : ready) Enqueue(n, false);
     return !ready.empty();
   }
 
   bool ProducersSeen(const Node& n) const {
     bool all = true;
-    ForEachProducer(g_, n, [&](Node* p) { all = all && (seen_.count(p) != 0 || p->is_deleted()); });
+    ForEachRead(n, [&](Node*, size_t, const Value* v) {
+      if (Node* p = v->producer(); p && v->graph() == &g_) all = all && (seen_.count(p) != 0 || p->is_deleted());
+    });
     return all;
   }
 
@@ -217,8 +208,12 @@ class PassDriver::Walk {
   }
 
   void TakeRequestsAfterWalk(NodePass& pass, PassContext& ctx) {
-    for (Node* n : ctx.immediate_requests()) Enqueue(n, false), requested_by_[n].insert(pass.name());
-    for (Node* n : ctx.repass_requests()) Enqueue(n, false), requested_by_[n].insert(pass.name());
+    // After the walk both kinds of request simply go back on the queue.
+    for (auto* list : {&ctx.immediate_requests(), &ctx.repass_requests()})
+      for (Node* n : *list) {
+        Enqueue(n, false);
+        requested_by_[n].insert(pass.name());
+      }
     ctx.ClearRequests();
   }
 

@@ -32,10 +32,9 @@ std::string Label(const Node& n) { return "node '" + n.name() + "' (" + n.op_typ
 
 // Values of `g` that node `n` reads, directly or from inside its subgraphs; each once.
 void ReadsOf(const Graph& g, const Node& n, std::unordered_set<const Value*>& out) {
-  for (const Value* v : n.inputs())
-    if (v && v->graph() == &g) out.insert(v);
-  for (const Graph* sub : n.subgraphs())
-    for (const auto& inner : sub->nodes()) ReadsOf(g, *inner, out);
+  ForEachRead(n, [&](Node*, size_t, const Value* v) {
+    if (v->graph() == &g) out.insert(v);
+  });
 }
 
 RtValue ScalarTensor(DataType t, const void* value) {

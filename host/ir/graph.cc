@@ -72,27 +72,6 @@ Node* Graph::AddNodeWithOutputs(std::string op_type, std::string domain, std::st
 
 namespace {
 
-bool IsSelfOrAncestor(const Graph* scope, const Graph* g) {
-  for (const Graph* s = scope; s != nullptr; s = s->parent())
-    if (s == g) return true;
-  return false;
-}
-
-// Calls fn(inner_node, slot) for every input of a node inside `n`'s subgraphs (at any depth) that reads a value
-// of `outer` or a scope enclosing it.
-template <typename Fn>
-void ForEachOuterRead(const Node* n, const Graph* outer, Fn&& fn) {
-  for (Graph* g : n->subgraphs()) {
-    for (const auto& inner : g->nodes()) {
-      for (size_t i = 0; i < inner->num_inputs(); ++i) {
-        Value* v = inner->input(i);
-        if (v != nullptr && IsSelfOrAncestor(outer, v->graph())) fn(inner.get(), i);
-      }
-      ForEachOuterRead(inner.get(), outer, fn);
-    }
-  }
-}
-
 }  // namespace
 
 void Graph::RemoveNode(Node* n) {
@@ -106,7 +85,9 @@ void Graph::RemoveNode(Node* n) {
   }
   for (size_t i = 0; i < n->inputs_.size(); ++i) n->SetInput(i, nullptr);
   // Reads of outer values from inside the node's subgraphs go too, so those values do not keep dead consumers.
-  ForEachOuterRead(n, this, [](Node* inner, size_t slot) { inner->SetInput(slot, nullptr); });
+  ForEachRead(*n, [&](Node* reader, size_t slot, Value* v) {
+    if (reader != n && IsVisible(v)) reader->SetInput(slot, nullptr);
+  });
   for (Value* out : n->outputs_)
     if (out != nullptr) RemoveValue(out);
   n->deleted_ = true;

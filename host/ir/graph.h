@@ -122,4 +122,14 @@ class Graph {
   std::vector<Value*> inputs_, outputs_, value_infos_, initializers_, sparse_initializers_;
 };
 
+// Calls fn(reader, slot, value) for every present input of `n` and, at any depth, of the nodes inside its
+// subgraphs: everything the node reads, which is what scheduling, liveness and removal have to account for.
+template <typename Fn>
+void ForEachRead(const Node& n, Fn&& fn) {
+  for (size_t i = 0; i < n.num_inputs(); ++i)
+    if (Value* v = n.input(i)) fn(const_cast<Node*>(&n), i, v);
+  for (const Graph* sub : n.subgraphs())
+    for (const auto& inner : sub->nodes()) ForEachRead(*inner, fn);
+}
+
 }  // namespace kiln

@@ -7,14 +7,16 @@
 
 namespace kiln {
 
+bool PositionBefore(const Node* a, const Node* b) {
+  return a->order() != b->order() ? a->order() < b->order() : a->id() < b->id();
+}
+
 TopoResult TopologicalOrder(const Graph& g) {
   // Node::scratch holds each node's count of unfinished producers.
   for (const auto& n : g.nodes()) n->scratch = 0;
   for (const auto& n : g.nodes()) ForEachDependent(g, n.get(), [&](Node* c) { ++c->scratch; });
 
-  auto later = [](const Node* a, const Node* b) {
-    return a->order() != b->order() ? a->order() > b->order() : a->id() > b->id();
-  };
+  auto later = [](const Node* a, const Node* b) { return PositionBefore(b, a); };  // a min-heap on position
   std::vector<Node*> heap;
   for (const auto& n : g.nodes())
     if (n->scratch == 0) heap.push_back(n.get());

@@ -3,8 +3,6 @@
 // first, so a graph that was already sorted keeps its order and new nodes sit where the pass put them.
 #pragma once
 
-#include <functional>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,6 +17,9 @@ struct TopoResult {
 };
 
 TopoResult TopologicalOrder(const Graph& g);
+
+// The tie-break among ready nodes: position hint first, then creation order.
+bool PositionBefore(const Node* a, const Node* b);
 
 // Throws kiln::Error (invalid model) naming a few nodes on the cycle when `g` is cyclic.
 std::vector<Node*> TopologicalOrderOrThrow(const Graph& g, const std::string& where);

@@ -39,13 +39,7 @@ class Exporter {
       TensorToProto(*v->initializer(), tp, sink_);
       tp->set_name(v->name());
     }
-    for (Value* v : g.sparse_initializers()) {
-      const SparseTensor& st = *v->sparse_initializer();
-      auto* sp = gp->add_sparse_initializer();
-      TensorToProto(st.values, sp->mutable_values(), nullptr);
-      TensorToProto(st.indices, sp->mutable_indices(), nullptr);
-      for (int64_t d : st.dims) sp->add_dims(d);
-    }
+    for (Value* v : g.sparse_initializers()) ExportSparse(*v->sparse_initializer(), gp->add_sparse_initializer());
     for (Value* v : g.inputs()) ExportValueInfo(*v, gp->add_input());
     for (Value* v : g.outputs()) ExportValueInfo(*v, gp->add_output());
     std::unordered_set<const Value*> written;

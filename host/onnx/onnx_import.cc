@@ -44,11 +44,7 @@ class Importer {
       std::string sname = sp.values().name();
       if (sname.empty() || g.FindValue(sname))
         throw ModelError(name_ + ": " + where + ": sparse initializer '" + sname + "' is unnamed or defined twice");
-      SparseTensor st;
-      st.values = TensorFromProto(std::move(*sp.mutable_values()), ext_, where + ": sparse initializer '" + sname + "'");
-      st.indices = TensorFromProto(std::move(*sp.mutable_indices()), ext_, where + ": sparse initializer '" + sname + "' indices");
-      st.dims.assign(sp.dims().begin(), sp.dims().end());
-      g.AddSparseInitializer(std::move(st));
+      g.AddSparseInitializer(SparseFromProto(std::move(sp), where + ": sparse initializer '" + sname + "'"));
     }
     for (const auto& in : gp.input()) {
       Value* v = g.FindValue(in.name());
@@ -162,25 +158,13 @@ class Importer {
     if (ap.has_i()) a.i = ap.i();
     if (ap.has_s()) a.s = std::move(*ap.mutable_s());
     if (ap.has_t()) a.t = TensorFromProto(std::move(*ap.mutable_t()), ext_, at);
-    if (ap.has_sparse_tensor()) {
-      SparseTensor st;
-      st.values = TensorFromProto(std::move(*ap.mutable_sparse_tensor()->mutable_values()), ext_, at);
-      st.indices = TensorFromProto(std::move(*ap.mutable_sparse_tensor()->mutable_indices()), ext_, at);
-      st.dims.assign(ap.sparse_tensor().dims().begin(), ap.sparse_tensor().dims().end());
-      a.sparse_tensor = std::move(st);
-    }
+    if (ap.has_sparse_tensor()) a.sparse_tensor = SparseFromProto(std::move(*ap.mutable_sparse_tensor()), at);
     if (ap.has_tp()) a.tp = TypeFromProto(ap.tp());
     a.floats.assign(ap.floats().begin(), ap.floats().end());
     a.ints.assign(ap.ints().begin(), ap.ints().end());
     for (auto& s : *ap.mutable_strings()) a.strings.push_back(std::move(s));
     for (auto& t : *ap.mutable_tensors()) a.tensors.push_back(TensorFromProto(std::move(t), ext_, at));
-    for (auto& sp : *ap.mutable_sparse_tensors()) {
-      SparseTensor st;
-      st.values = TensorFromProto(std::move(*sp.mutable_values()), ext_, at);
-      st.indices = TensorFromProto(std::move(*sp.mutable_indices()), ext_, at);
-      st.dims.assign(sp.dims().begin(), sp.dims().end());
-      a.sparse_tensors.push_back(std::move(st));
-    }
+    for (auto& sp : *ap.mutable_sparse_tensors()) a.sparse_tensors.push_back(SparseFromProto(std::move(sp), at));
     for (const auto& tp : ap.type_protos()) a.type_protos.push_back(TypeFromProto(tp));
     if (ap.has_g()) {
       a.has_g = true;
@@ -188,6 +172,14 @@ class Importer {
     }
     for (auto& gp : *ap.mutable_graphs()) a.graphs.push_back(NewSubgraph(&gp, n));
     return a;
+  }
+
+  SparseTensor SparseFromProto(onnx::SparseTensorProto&& sp, const std::string& where) {
+    SparseTensor st;
+    st.values = TensorFromProto(std::move(*sp.mutable_values()), ext_, where);
+    st.indices = TensorFromProto(std::move(*sp.mutable_indices()), ext_, where + " indices");
+    st.dims.assign(sp.dims().begin(), sp.dims().end());
+    return st;
   }
 
   std::unique_ptr<Graph> NewSubgraph(onnx::GraphProto* gp, Node* owner) {
