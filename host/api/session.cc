@@ -1,8 +1,8 @@
-// The embedding API (kiln/kiln.h) over a Compiler: a Session owns one Compiler (its registries and loaded
-// plugins) and the session's option layer; each build makes the graph's layer, resolves, runs and exports. Every
-// entry point catches everything: a kiln::Error becomes a Status with its exit code and message, anything else
-// kInternal. The steps mirror `kiln compile` (host/cli/compile_command.cc), so that the API and the CLI resolve
-// and report the same way.
+// The embedding API (kiln/kiln.h) over the compile flow `kiln compile` uses too (compile/compile_flow.h), so that
+// both resolve, fail and report the same way: a Session owns one CompileFlow (its Compiler's registries and
+// loaded plugins) and the session's option layer; each build makes the graph's layer, resolves, runs and
+// serializes. Every entry point catches everything: a kiln::Error becomes a Status with its exit code and
+// message, anything else kInternal.
 #include <chrono>
 #include <exception>
 #include <limits>
@@ -12,14 +12,12 @@
 #include <onnx/onnx_pb.h>
 
 #include "api/report_summary.h"
-#include "compile/compiler.h"
+#include "compile/compile_flow.h"
 #include "ir/model.h"
 #include "kiln/kiln.h"
 #include "onnx/onnx_export.h"
 #include "onnx/onnx_import.h"
-#include "options/core_options.h"
 #include "pipeline/pipeline_printer.h"
-#include "report/model_summary.h"
 #include "support/error.h"
 
 namespace kiln {
@@ -33,8 +31,6 @@ static_assert(static_cast<int>(StatusCode::kInternal) == static_cast<int>(ExitCo
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-double Seconds(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double>(b - a).count(); }
 
 // Runs `body`, turning whatever it throws into a Status.
 template <typename Body>
@@ -74,114 +70,68 @@ class Session::Impl {
   explicit Impl(SessionConfig config) : config_(std::move(config)) {}
 
   void Init() {
-    compiler_ = std::make_unique<Compiler>();
-    compiler_->LoadPlugins(config_.plugins);
+    std::optional<std::filesystem::path> pipeline;
+    if (!config_.pipeline_file.empty()) pipeline = config_.pipeline_file;
+    flow_ = std::make_unique<CompileFlow>(config_.plugins, pipeline);
     // The level's pipeline plugins and the search path's before the options: those may name plugins' options.
-    std::optional<Error> plugin_error = LoadPluginsForLevel(config_.options, {});
-    session_ = std::make_unique<OptionLayer>(OptionPlace::kSession);
-    SetChecked(*session_, config_.options, "session", plugin_error);
+    session_ =
+        std::make_unique<OptionLayer>(flow_->SetOptions(OptionPlace::kSession, Texts(config_.options, "session")));
   }
 
   void Build(Model& model, const GraphOptions& graph_options, BuildResult* out, const std::string& model_name,
-             Clock::time_point started, Clock::time_point loaded) {
+             LoadTimes times) {
     if (out == nullptr) throw UsageError("BuildModel: the result pointer is null");
     CompileRequest request = Request(graph_options);
-    ResolvedPipeline resolved = compiler_->Resolve(request);
-    const size_t before = model.graph().CountNodes(true);
-    nlohmann::json report = compiler_->Run(model, resolved, request);
-    auto optimized = Clock::now();
-    onnx::ModelProto proto = ExportModelProto(model);
-    if (proto.ByteSizeLong() > static_cast<size_t>(std::numeric_limits<int32_t>::max()))
-      throw ModelError(model_name + ": the optimised model would be over 2 GB, past protobuf's limit");
+    ResolvedPipeline resolved = flow_->Resolve(request);
     std::string bytes;
-    if (!proto.SerializeToString(&bytes)) throw InternalError(model_name + ": serialization failed");
-    auto done = Clock::now();
-    report["model"] = model_name;
-    report["nodes_before"] = before;
-    report["nodes_after"] = model.graph().CountNodes(true);
-    report["seconds"] = {{"load", Seconds(started, loaded)},
-                         {"optimize", Seconds(loaded, optimized)},
-                         {"write", Seconds(optimized, done)},
-                         {"total", Seconds(started, done)}};
-    report["summary_after"] = ModelSummary(model);
+    nlohmann::json report = flow_->Compile(model, model_name, resolved, request, times, [&](Model& optimized) {
+      onnx::ModelProto proto = ExportModelProto(optimized);
+      if (proto.ByteSizeLong() > static_cast<size_t>(std::numeric_limits<int32_t>::max()))
+        throw ModelError(model_name + ": the optimised model would be over 2 GB, past protobuf's limit");
+      if (!proto.SerializeToString(&bytes)) throw InternalError(model_name + ": serialization failed");
+    });
     out->model_bytes = std::move(bytes);
     out->report_json = report.dump(2);
     out->summary = ReportSummaryText(report);
-    out->nodes_before = before;
+    out->nodes_before = report["nodes_before"].get<size_t>();
     out->nodes_after = report["nodes_after"].get<size_t>();
   }
 
   std::string Describe(const GraphOptions& graph_options) {
     CompileRequest request = Request(graph_options);
-    ResolvedPipeline resolved = compiler_->Resolve(request);
+    ResolvedPipeline resolved = flow_->Resolve(request);
     return PrintPipeline(resolved.pipeline, resolved.plan, resolved.options);
   }
 
   void CheckLive() const {
-    if (!compiler_) throw UsageError("the session was finalised");
+    if (!flow_) throw UsageError("the session was finalised");
   }
   void Finalize() {
     graph_.reset();
     session_.reset();
-    compiler_.reset();  // unloads the plugins after everything they registered
+    flow_.reset();  // unloads the plugins after everything they registered
   }
 
  private:
-  // The request for one build: the graph layer is rebuilt from `graph_options` each time.
+  static std::vector<OptionText> Texts(const std::map<std::string, std::string>& options, const std::string& origin) {
+    std::vector<OptionText> texts;
+    for (const auto& [name, value] : options) texts.push_back({name, value, origin});
+    return texts;
+  }
+
+  // The request for one build: the graph layer is rebuilt from `graph_options` each time (after the plugins of
+  // the pipeline its oo.level selects are loaded).
   CompileRequest Request(const GraphOptions& graph_options) {
-    std::optional<Error> plugin_error = LoadPluginsForLevel(config_.options, graph_options);
-    graph_ = std::make_unique<OptionLayer>(OptionPlace::kGraph);
-    SetChecked(*graph_, graph_options, "graph", plugin_error);
-    CompileRequest request;
-    request.session = session_.get();
-    request.graph = graph_.get();
-    if (!config_.pipeline_file.empty()) request.pipeline_file = config_.pipeline_file;
+    graph_ = std::make_unique<OptionLayer>(
+        flow_->SetOptions(OptionPlace::kGraph, Texts(graph_options, "graph"), session_.get()));
+    CompileRequest request = flow_->Request(session_.get(), graph_.get());
     request.verify_each = config_.verify_each;
     request.strict = config_.strict;
     return request;
   }
 
-  // Loads the plugins of the pipeline that oo.level (graph, else session) selects, and the search path's. A
-  // pipeline plugin that fails is returned, not thrown: an option error is the better message when there is one,
-  // and Resolve reports the plugin otherwise.
-  std::optional<Error> LoadPluginsForLevel(const SessionOptions& session, const GraphOptions& graph) {
-    OptionLayer session_level(OptionPlace::kSession), graph_level(OptionPlace::kGraph);
-    if (auto it = session.find(std::string(kOptLevelOption)); it != session.end())
-      session_level.Set(compiler_->options(), it->first, it->second, "session");
-    if (auto it = graph.find(std::string(kOptLevelOption)); it != graph.end())
-      graph_level.Set(compiler_->options(), it->first, it->second, "graph");
-    CompileRequest probe;
-    probe.session = &session_level;
-    probe.graph = &graph_level;
-    if (!config_.pipeline_file.empty()) probe.pipeline_file = config_.pipeline_file;
-    try {
-      compiler_->LoadPluginsFor(probe);
-    } catch (const Error& e) {
-      if (e.code() != ExitCode::kPlugin) throw;
-      return e;
-    }
-    return std::nullopt;
-  }
-
-  // Sets the options; an unknown name that is no near miss of a known one may be a failed plugin's: that plugin's
-  // error is the one reported then (as `kiln compile` does).
-  void SetChecked(OptionLayer& layer, const std::map<std::string, std::string>& options, const std::string& origin,
-                  const std::optional<Error>& plugin_error) {
-    const OptionRegistry& known = compiler_->options();
-    for (const auto& [name, value] : options) {
-      try {
-        layer.Set(known, name, value, origin);
-      } catch (const Error&) {
-        if (plugin_error && !known.Find(name) &&
-            known.UnknownOptionMessage(name).find("did you mean") == std::string::npos)
-          throw *plugin_error;
-        throw;
-      }
-    }
-  }
-
   SessionConfig config_;
-  std::unique_ptr<Compiler> compiler_;
+  std::unique_ptr<CompileFlow> flow_;
   std::unique_ptr<OptionLayer> session_, graph_;
 };
 
@@ -214,7 +164,7 @@ Status Session::BuildModel(const std::string& path, const GraphOptions& graph_op
     impl_->CheckLive();
     auto t0 = Clock::now();
     std::unique_ptr<Model> model = LoadModel(path);
-    impl_->Build(*model, graph_options, out, path, t0, Clock::now());
+    impl_->Build(*model, graph_options, out, path, LoadTimes{t0, Clock::now()});
   });
 }
 
@@ -224,7 +174,7 @@ Status Session::BuildModelFromBytes(std::string_view bytes, const GraphOptions& 
     impl_->CheckLive();
     auto t0 = Clock::now();
     std::unique_ptr<Model> model = LoadModelFromBytes(bytes, name, "");
-    impl_->Build(*model, graph_options, out, name, t0, Clock::now());
+    impl_->Build(*model, graph_options, out, name, LoadTimes{t0, Clock::now()});
   });
 }
 
@@ -233,7 +183,7 @@ Status Session::BuildModel(Model& model, const GraphOptions& graph_options, Buil
     impl_->CheckLive();
     auto t0 = Clock::now();
     std::string name = model.source_path.empty() ? "<ir model>" : model.source_path;
-    impl_->Build(model, graph_options, out, name, t0, t0);
+    impl_->Build(model, graph_options, out, name, LoadTimes{t0, t0});
   });
 }
 

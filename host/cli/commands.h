@@ -20,6 +20,7 @@ Action AddOptionsCommand(CLI::App& app);
 Action AddPassesCommand(CLI::App& app);
 Action AddPluginsCommand(CLI::App& app);
 Action AddRunCommand(CLI::App& app);
+Action AddTargetsCommand(CLI::App& app);
 // Loads the --plugin paths, then the plugins of KILN_PLUGIN_PATH and the install directory.
 void LoadPluginsAndSearchPath(Compiler& compiler, const std::vector<std::string>& paths);
 Action AddVerifyCommand(CLI::App& app);

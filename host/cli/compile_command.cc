@@ -1,4 +1,7 @@
-// kiln compile MODEL -o OUT: load, optimise with the level's pipeline, write, report.
+// kiln compile MODEL -o OUT: the flags, then the compile flow the embedding API shares (compile/compile_flow.h):
+// options and plugins, resolve, load, optimise with the level's pipeline, write (atomically), report. With
+// --target (or oo.target), the report has a "target" section and --trace FILE.json writes the target's task
+// stream of the final graph as Chrome trace events (host/target/trace.h), atomically, after the model.
 #include <unistd.h>
 
 #include <chrono>
@@ -9,13 +12,11 @@
 #include "api/report_summary.h"
 #include "cli/commands.h"
 #include "cli/option_flags.h"
-#include "compile/compiler.h"
+#include "compile/compile_flow.h"
 #include "ir/model.h"
 #include "onnx/onnx_export.h"
 #include "onnx/onnx_import.h"
-#include "options/core_options.h"
 #include "pipeline/pipeline_printer.h"
-#include "report/model_summary.h"
 #include "support/atomic_file.h"
 #include "support/error.h"
 #include "support/logging.h"
@@ -25,7 +26,8 @@ namespace {
 namespace fs = std::filesystem;
 
 struct CompileArgs {
-  std::string model, output, pipeline, report, dump_dir, log_level = "warn";
+  std::string model, output, pipeline, report, dump_dir, trace, log_level = "warn";
+  std::shared_ptr<AliasFlagValues> aliases;
   std::vector<std::string> dump_after, plugins;
   bool print_pipeline = false, verify_each = false, strict = false, in_place = false;
   std::optional<uint64_t> external_threshold;
@@ -58,43 +60,34 @@ class Progress {
   std::chrono::steady_clock::time_point start_;
 };
 
+// One line on the target's task stream for the summary on stderr; "" without a target.
+std::string TargetSummaryText(const nlohmann::json& report) {
+  if (!report.contains("target")) return "";
+  const nlohmann::json& t = report["target"];
+  std::string line = "  target " + t.value("name", std::string("?")) + ": ";
+  if (!t.contains("totals")) return line + "no task stream (" + t.value("error", std::string("?")) + ")\n";
+  const nlohmann::json& totals = t["totals"];
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "%zu tasks, %zu launches, %zu barriers, %llu bytes through HBM between tasks, "
+                "%.3f ms estimated", totals.value("tasks", size_t{0}), totals.value("launches", size_t{0}),
+                totals.value("barriers", size_t{0}),
+                static_cast<unsigned long long>(totals.value("hbm_bytes", uint64_t{0})),
+                totals.value("estimated_seconds", 0.0) * 1e3);
+  line += buf;
+  if (t.contains("trace")) line += "; trace " + t["trace"].get<std::string>();
+  return line + "\n";
+}
+
 int RunCompile(const CompileArgs& a) {
   if (!SetLogLevel(a.log_level))
     throw UsageError("--log-level: '" + a.log_level + "' is not one of: trace, debug, info, warn, error, off");
-  Compiler compiler;
   // Plugins first (--plugin, then the pipeline's, then the search path's): option flags may name their options.
-  compiler.LoadPlugins(a.plugins);
-  std::optional<Error> plugin_error;  // a pipeline plugin that failed: reported by Resolve, after the flags
-  {
-    OptionLayer level_only(OptionPlace::kCli);
-    for (const OptionFlag& f : GivenOptionFlags())
-      if (f.name == kOptLevelOption) level_only.Set(compiler.options(), f.name, f.value, f.text);
-    CompileRequest probe;
-    probe.session = &level_only;
-    if (!a.pipeline.empty()) probe.pipeline_file = a.pipeline;
-    try {
-      compiler.LoadPluginsFor(probe);
-    } catch (const Error& e) {
-      if (e.code() != ExitCode::kPlugin) throw;
-      plugin_error = e;
-    }
-  }
-  OptionLayer session(OptionPlace::kCli);
-  for (const OptionFlag& f : GivenOptionFlags()) {
-    try {
-      session.Set(compiler.options(), f.name, f.value, f.text);
-    } catch (const Error&) {
-      // An unknown option that is no near miss of a known one may be the failed plugin's: report that instead.
-      const OptionRegistry& known = compiler.options();
-      if (plugin_error && !known.Find(f.name) &&
-          known.UnknownOptionMessage(f.name).find("did you mean") == std::string::npos)
-        throw *plugin_error;
-      throw;
-    }
-  }
-  CompileRequest req;
-  req.session = &session;
-  if (!a.pipeline.empty()) req.pipeline_file = a.pipeline;
+  CompileFlow flow(a.plugins, a.pipeline.empty() ? std::nullopt : std::optional<fs::path>(a.pipeline));
+  std::vector<OptionText> flags;
+  for (const OptionFlag& f : GivenOptionFlags()) flags.push_back({f.name, f.value, f.text});
+  for (const OptionFlag& f : AliasSettings(*a.aliases, GivenOptionFlags())) flags.push_back({f.name, f.value, f.text});
+  OptionLayer session = flow.SetOptions(OptionPlace::kCli, flags);
+  CompileRequest req = flow.Request(&session, nullptr);
   req.verify_each = a.verify_each;
   req.strict = a.strict;
   req.dump_dir = a.dump_dir;
@@ -104,13 +97,24 @@ int RunCompile(const CompileArgs& a) {
     if (a.model.empty()) throw UsageError("compile: MODEL is required");
     if (a.output.empty()) throw UsageError("compile: -o OUT is required");
   }
-  ResolvedPipeline resolved = compiler.Resolve(req);
+  ResolvedPipeline resolved = flow.Resolve(req);
   if (a.print_pipeline) {
     std::cout << PrintPipeline(resolved.pipeline, resolved.plan, resolved.options);
     return 0;
   }
   if (SamePath(a.model, a.output) && !a.in_place)
     throw UsageError("-o " + a.output + " is the input model; pass --in-place to overwrite it");
+  std::optional<AtomicFile> trace_file;  // opened before the compile, so an unwritable path fails first
+  nlohmann::json trace;
+  if (!a.trace.empty()) {
+    if (!resolved.target)
+      throw UsageError("--trace " + a.trace + ": no target is active, so there is no task stream to trace; pass "
+                       "--target NAME (`kiln targets` lists them)");
+    if (SamePath(a.trace, a.output) || SamePath(a.trace, a.model) || (!a.report.empty() && SamePath(a.trace, a.report)))
+      throw UsageError("--trace " + a.trace + " names the model, the output or the report");
+    trace_file.emplace(a.trace);
+    req.trace_events = &trace;
+  }
   if (!a.dump_dir.empty()) {
     std::error_code ec;
     fs::create_directories(a.dump_dir, ec);
@@ -119,30 +123,26 @@ int RunCompile(const CompileArgs& a) {
   Progress progress;
   req.progress = [&](const std::string& stage, uint64_t v) { progress.Update(stage, v); };
 
-  auto t0 = std::chrono::steady_clock::now();
+  LoadTimes times;
+  times.started = std::chrono::steady_clock::now();
   auto model = LoadModel(a.model);
-  auto t1 = std::chrono::steady_clock::now();
-  const size_t before = model->graph().CountNodes(true);
-  nlohmann::json report = compiler.Run(*model, resolved, req);
-  auto t2 = std::chrono::steady_clock::now();
+  times.loaded = std::chrono::steady_clock::now();
   ExportOptions eo;
   eo.external_data_threshold = a.external_threshold;
-  WriteModel(*model, a.output, eo);
-  auto t3 = std::chrono::steady_clock::now();
-  auto secs = [](auto x, auto y) { return std::chrono::duration<double>(y - x).count(); };
-  report["model"] = a.model;
+  nlohmann::json report = flow.Compile(*model, a.model, resolved, req, times,
+                                       [&](Model& m) { WriteModel(m, a.output, eo); });  // written whole or not
   report["output"] = a.output;
-  report["nodes_before"] = before;
-  report["nodes_after"] = model->graph().CountNodes(true);
-  report["seconds"] = {{"load", secs(t0, t1)}, {"optimize", secs(t1, t2)}, {"write", secs(t2, t3)},
-                       {"total", secs(t0, t3)}};
-  report["summary_after"] = ModelSummary(*model);
+  if (trace_file) {
+    trace_file->stream() << trace.dump(1) << "\n";
+    trace_file->Commit();
+    report["target"]["trace"] = a.trace;
+  }
   if (!a.report.empty()) {
     AtomicFile f(a.report);
     f.stream() << report.dump(2) << "\n";
     f.Commit();
   }
-  std::cerr << ReportSummaryText(report);
+  std::cerr << ReportSummaryText(report) << TargetSummaryText(report);
   // The process ends here: skip freeing a large graph node by node (as compilers do), the OS takes it back.
   (void)model.release();
   return 0;
@@ -169,6 +169,11 @@ Action AddCompileCommand(CLI::App& app) {
                   "Write initializers of at least BYTES bytes to OUT.data");
   cmd->add_flag("--in-place", a->in_place, "Allow -o to name the input model");
   cmd->add_option("--plugin", a->plugins, "Load a plugin file or every plugin in a directory (repeatable)");
+  a->aliases = AddAliasFlags(cmd);  // --target NAME, --fusion-pack FILE, --fusion-report FILE (core_options.h)
+  cmd->add_option("--trace", a->trace,
+                  "Write the active target's task stream of the final graph to this file, as Chrome trace events "
+                  "(needs --target)")
+      ->type_name("FILE.json");
   return [a] { return RunCompile(*a); };
 }
 

@@ -1,4 +1,4 @@
-// kiln options [--level Ox] [--json], kiln passes [--json], kiln plugins [--json], and the reserved subcommands.
+// kiln options [--level Ox] [--json], kiln passes [--json], kiln plugins [--json], kiln targets [--json].
 // Each takes --plugin PATH (repeatable) and also lists what the plugins of the search path registered.
 #include <iostream>
 
@@ -105,6 +105,22 @@ Action AddPluginsCommand(CLI::App& app) {
     LoadPluginsAndSearchPath(compiler, *plugins);
     if (*json) std::cout << plugin::PluginsToJson(compiler.plugins()).dump(2) << "\n";
     else std::cout << plugin::PluginsToText(compiler.plugins());
+    return 0;
+  };
+}
+
+Action AddTargetsCommand(CLI::App& app) {
+  auto* cmd = app.add_subcommand(
+      "targets", "List every hardware target the loaded plugins register (what `kiln compile --target NAME` takes): "
+                 "name, plugin, description, engines, formats, and with --json the target's details");
+  auto json = std::make_shared<bool>(false);
+  cmd->add_flag("--json", *json, "Print JSON instead of text");
+  auto plugins = AddPluginOption(cmd);
+  return [json, plugins] {
+    Compiler compiler;
+    LoadPluginsAndSearchPath(compiler, *plugins);
+    if (*json) std::cout << plugin::TargetsToJson(compiler.plugins()).dump(2) << "\n";
+    else std::cout << plugin::TargetsToText(compiler.plugins());
     return 0;
   };
 }

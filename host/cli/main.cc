@@ -34,6 +34,7 @@ int main(int argc, char** argv) {
   add(kiln::cli::AddPassesCommand);
   add(kiln::cli::AddPluginsCommand);
   add(kiln::cli::AddRunCommand);
+  add(kiln::cli::AddTargetsCommand);
   add(kiln::cli::AddVerifyCommand);
   try {
     std::vector<std::string> args(argv, argv + argc);

@@ -1,5 +1,8 @@
 #include "cli/option_flags.h"
 
+#include <filesystem>
+
+#include "options/core_options.h"
 #include "support/error.h"
 
 namespace kiln::cli {
@@ -32,6 +35,46 @@ std::vector<OptionFlag> ExtractOptionFlags(std::vector<std::string>& args) {
 std::vector<OptionFlag>& GivenOptionFlags() {
   static std::vector<OptionFlag> flags;
   return flags;
+}
+
+std::shared_ptr<AliasFlagValues> AddAliasFlags(CLI::App* cmd) {
+  auto given = std::make_shared<AliasFlagValues>();
+  given->values.resize(OptionAliases().size());
+  size_t i = 0;
+  for (const OptionAlias& alias : OptionAliases()) {
+    std::vector<std::string>& values = given->values[i++];
+    if (alias.cli_flag.empty()) continue;
+    std::string help = std::string(alias.help) + (alias.appends ? "" : "; the last one given wins");
+    cmd->add_option(std::string(alias.cli_flag), values, help)->type_name(std::string(alias.value_name));
+  }
+  return given;
+}
+
+std::vector<OptionFlag> AliasSettings(const AliasFlagValues& given, const std::vector<OptionFlag>& flags) {
+  std::vector<OptionFlag> out;
+  std::error_code ec;
+  const std::filesystem::path cwd = std::filesystem::current_path(ec);
+  size_t i = 0;
+  for (const OptionAlias& alias : OptionAliases()) {
+    const std::vector<std::string>& raw = given.values[i++];
+    if (raw.empty()) continue;
+    std::vector<std::string> values;
+    std::string text;
+    for (const std::string& v : raw) {
+      if (v.empty()) throw UsageError(std::string(alias.cli_flag) + ": expected " + std::string(alias.value_name) +
+                                      ", got an empty string");
+      std::string value = alias.value_prefix.empty() || v.starts_with(alias.value_prefix)
+                              ? v
+                              : std::string(alias.value_prefix) + v;
+      values.push_back(alias.paths ? AliasPath(value, cwd) : value);
+      text += (text.empty() ? "" : " ") + std::string(alias.cli_flag) + " " + v;
+    }
+    std::string existing;
+    for (const OptionFlag& f : flags)
+      if (f.name == alias.option) existing = f.value;
+    out.push_back({std::string(alias.option), ApplyAliasValues(alias, existing, values), text});
+  }
+  return out;
 }
 
 }  // namespace kiln::cli

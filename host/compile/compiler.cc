@@ -3,7 +3,6 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <cstdlib>
 
 #include "driver/pass_driver.h"
 #include "ir/model.h"
@@ -12,25 +11,14 @@
 #include "pipeline/pipeline_loader.h"
 #include "plugin/plugin_pass.h"
 #include "plugin/plugin_search.h"
+#include "shape/shape_inference.h"
 #include "support/error.h"
+#include "support/logging.h"
+#include "target/active_target.h"
+#include "target/trace.h"
 
 namespace kiln {
 namespace fs = std::filesystem;
-
-fs::path ConfigDir() {
-  if (const char* env = std::getenv("KILN_CONFIG_DIR"); env && *env) return env;
-  std::error_code ec;
-  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  if (!ec) {
-    fs::path installed = exe.parent_path().parent_path() / "share" / "kiln" / "configs";
-    if (fs::exists(installed / "pipelines")) return installed;
-  }
-  return fs::path(KILN_SOURCE_DIR) / "configs";
-}
-
-fs::path ShippedPipelineFile(OptLevel level) {
-  return ConfigDir() / "pipelines" / (std::string(OptLevelName(level)) + ".yaml");
-}
 
 Compiler::Compiler() {
   RegisterCoreOptions(options_);
@@ -58,7 +46,9 @@ ResolvedPipeline Compiler::Resolve(const CompileRequest& request) {
   fs::path file = request.pipeline_file ? *request.pipeline_file : ShippedPipelineFile(level);
   if (!fs::exists(file)) throw ConfigError(file.string() + ": no such pipeline file");
   LoadPluginsFor(request);  // before the pipeline is loaded: its passes may be plugins'
-  Pipeline pipeline = LoadPipelineFile(file, options_, passes_);
+  PipelineLoadOptions load;
+  load.unknown_option_message = [this](std::string_view name) { return UnknownOptionMessage(name); };
+  Pipeline pipeline = LoadPipelineFile(file, options_, passes_, load);
   if (request.pipeline_file) {
     bool level_set = (request.graph && request.graph->Find(kOptLevelOption)) ||
                      (request.session && request.session->Find(kOptLevelOption));
@@ -69,7 +59,45 @@ ResolvedPipeline Compiler::Resolve(const CompileRequest& request) {
   layers.pipeline = &pipeline.options;
   ResolvedOptions options = ResolveOptions(options_, pipeline.level, layers);
   PipelinePlan plan = PlanPipeline(pipeline, options, passes_);
-  return ResolvedPipeline{std::move(pipeline), std::move(options), std::move(plan)};
+  auto target = ResolveTarget(options);
+  return ResolvedPipeline{std::move(pipeline), std::move(options), std::move(plan), std::move(target)};
+}
+
+std::string Compiler::KnownTargetsText() const {
+  std::string known;
+  for (const auto& t : plugins_.Targets())
+    if (!t->bare) known += (known.empty() ? "" : ", ") + t->name + " (plugin " + t->plugin + ")";
+  if (!known.empty()) return "known targets: " + known;
+  std::string loaded;
+  for (const auto& p : plugins_.plugins()) loaded += (loaded.empty() ? "" : ", ") + p->name;
+  return "no loaded plugin registers a target (loaded plugins: " + (loaded.empty() ? std::string("none") : loaded) +
+         "; `kiln targets` lists them, --plugin PATH loads one)";
+}
+
+std::shared_ptr<const plugin::PluginTarget> Compiler::ResolveTarget(const ResolvedOptions& options) const {
+  const ResolvedOption* option = options.Find(kTargetOption);
+  if (option == nullptr || !option->active()) return nullptr;
+  const std::string& name = std::get<std::string>(option->value);
+  if (name.empty()) return nullptr;
+  std::string where = "option " + std::string(kTargetOption) +
+                      (option->origin.empty() ? "" : ", from " + option->origin);
+  auto target = plugins_.FindTarget(name);
+  if (!target) throw ConfigError("unknown target '" + name + "' (" + where + "); " + KnownTargetsText());
+  if (target->bare)
+    throw ConfigError("target '" + name + "' (" + where + ") of plugin " + target->plugin + " (ABI " +
+                      plugin::AbiVersionText(target->plugin_abi) +
+                      ") registered only its name, with no engines or cost model, so it cannot be the active "
+                      "target (that needs ABI 1.3's KilnTargetInfo); " + KnownTargetsText());
+  return target;
+}
+
+std::string Compiler::UnknownOptionMessage(std::string_view name) const {
+  std::string message = options_.UnknownOptionMessage(name);
+  if (message.find("did you mean") != std::string::npos) return message;
+  std::string loaded;
+  for (const auto& plugin : plugins_.plugins()) loaded += (loaded.empty() ? "" : ", ") + plugin->name;
+  return message + " (neither the host nor a loaded plugin registers it; loaded plugins: " +
+         (loaded.empty() ? std::string("none") : loaded) + ")";
 }
 
 namespace {
@@ -80,15 +108,37 @@ std::vector<std::pair<std::string, std::string>> ArgsOf(const PassRef& ref) {
   return out;
 }
 
+}  // namespace
+
+// The registry's pass for a planned pass that runs, of the kind `kind`. `wrong_kind`: the message when it is
+// unknown or of the other kind (an after_walk entry); "" where the plan, made from this registry, cannot disagree.
+const PassInfo& Compiler::RunnablePass(const PlannedPass& pp, PassInfo::Kind kind,
+                                       const std::string& wrong_kind) const {
+  const PassInfo* info = passes_.Find(pp.pass.name);
+  if ((info == nullptr || info->kind != kind) && !wrong_kind.empty())
+    throw ConfigError(pp.pass.pos.ToString() + ": " + wrong_kind);
+  if (info == nullptr) throw ConfigError(pp.pass.pos.ToString() + ": unknown pass '" + pp.pass.name + "'");
+  if (info->kind != kind) {
+    throw InternalError("pass " + pp.pass.name + " was planned as a " +
+                        (kind == PassInfo::Kind::kNode ? "node" : "graph") + " pass but is not one");
+  }
+  return *info;
+}
+
+namespace {
+
 nlohmann::json StatsJson(const PassStats& s) {
-  return {{"name", s.name},       {"runs", s.runs},         {"changes", s.changes},
-          {"failures", s.failures}, {"seconds", s.seconds}, {"counters", s.counters}};
+  nlohmann::json j = {{"name", s.name},         {"runs", s.runs},       {"changes", s.changes},
+                      {"failures", s.failures}, {"seconds", s.seconds}, {"counters", s.counters}};
+  if (!s.reports.empty()) j["reports"] = s.reports;
+  return j;
 }
 
 }  // namespace
 
 nlohmann::json Compiler::Run(Model& model, const ResolvedPipeline& resolved, const CompileRequest& request) const {
   plugin::PluginCompileScope plugin_scope(resolved.options);  // what plugin passes read their options from
+  target::ActiveTargetScope target_scope(resolved.target.get());  // what the target_* slots forward to
   kernels_.ResetStats();  // the report's "kernels" are this compile's
   nlohmann::json report;
   report["level"] = std::string(OptLevelName(resolved.plan.level));
@@ -116,43 +166,38 @@ nlohmann::json Compiler::Run(Model& model, const ResolvedPipeline& resolved, con
     }
     PassDriver driver(model, dopts);
     nlohmann::json skipped = nlohmann::json::array();
+    for (const auto* list : {&stage.passes, &stage.after_walk})
+      for (const PlannedPass& pp : *list)
+        if (!pp.decision.run) skipped.push_back({{"name", pp.pass.name}, {"reason", pp.decision.reason}});
+    // The steps --print-pipeline shows (pipeline_plan.h): a graph pass that runs ends the walk before it, and the
+    // after-walk passes join the last walk. The pass objects live until the stage ends.
     std::vector<std::unique_ptr<NodePass>> owned_node;
     std::vector<std::unique_ptr<GraphPass>> owned_graph;
-    std::vector<NodePass*> walk;
-    auto flush = [&](const std::vector<NodePass*>& after) {
-      if (!walk.empty() || !after.empty()) driver.RunNodePasses(walk, after);
-      walk.clear();
-    };
-    for (const PlannedPass& pp : stage.passes) {
-      if (!pp.decision.run) {
-        skipped.push_back({{"name", pp.pass.name}, {"reason", pp.decision.reason}});
-        continue;
-      }
-      const PassInfo* info = passes_.Find(pp.pass.name);
-      if (info == nullptr) throw ConfigError(pp.pass.pos.ToString() + ": unknown pass '" + pp.pass.name + "'");
-      PassArgs args = passes_.CompleteArgs(*info, ArgsOf(pp.pass));
-      if (info->kind == PassInfo::Kind::kNode) {
-        owned_node.push_back(info->make_node(args));
-        walk.push_back(owned_node.back().get());
-      } else {
-        flush({});
-        owned_graph.push_back(info->make_graph(args));
+    for (const PlannedStep& step : StageSteps(stage)) {
+      if (!step.Runs()) continue;
+      if (step.kind == PlannedStep::Kind::kGraphPass) {
+        const PlannedPass& pp = *step.passes.front();
+        const PassInfo& info = RunnablePass(pp, PassInfo::Kind::kGraph, "");
+        owned_graph.push_back(info.make_graph(passes_.CompleteArgs(info, ArgsOf(pp.pass))));
         driver.RunGraphPass(*owned_graph.back());
-      }
-    }
-    std::vector<NodePass*> after;
-    for (const PlannedPass& pp : stage.after_walk) {
-      if (!pp.decision.run) {
-        skipped.push_back({{"name", pp.pass.name}, {"reason", pp.decision.reason}});
         continue;
       }
-      const PassInfo* info = passes_.Find(pp.pass.name);
-      if (info == nullptr || info->kind != PassInfo::Kind::kNode)
-        throw ConfigError(pp.pass.pos.ToString() + ": after_walk needs a node pass, '" + pp.pass.name + "' is not one");
-      owned_node.push_back(info->make_node(passes_.CompleteArgs(*info, ArgsOf(pp.pass))));
-      after.push_back(owned_node.back().get());
+      std::vector<NodePass*> walk, after;
+      for (const PlannedPass* pp : step.passes) {
+        if (!pp->decision.run) continue;
+        const PassInfo& info = RunnablePass(*pp, PassInfo::Kind::kNode, "");
+        owned_node.push_back(info.make_node(passes_.CompleteArgs(info, ArgsOf(pp->pass))));
+        walk.push_back(owned_node.back().get());
+      }
+      for (const PlannedPass* pp : step.after_walk) {
+        if (!pp->decision.run) continue;
+        const std::string not_node = "after_walk needs a node pass, '" + pp->pass.name + "' is not one";
+        const PassInfo& info = RunnablePass(*pp, PassInfo::Kind::kNode, not_node);
+        owned_node.push_back(info.make_node(passes_.CompleteArgs(info, ArgsOf(pp->pass))));
+        after.push_back(owned_node.back().get());
+      }
+      driver.RunNodePasses(walk, after);
     }
-    flush(after);
     nlohmann::json sj;
     sj["name"] = stage.name;
     sj["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -162,7 +207,35 @@ nlohmann::json Compiler::Run(Model& model, const ResolvedPipeline& resolved, con
     report["stages"].push_back(std::move(sj));
   }
   report["kernels"] = kernels_.StatsJson();  // calls, unsupported answers and time per level and op type
+  if (resolved.target) report["target"] = TargetSection(model, *resolved.target, request);
   return report;
+}
+
+nlohmann::json Compiler::TargetSection(Model& model, const plugin::PluginTarget& target,
+                                       const CompileRequest& request) const {
+  nlohmann::json section = {{"name", target.name}, {"plugin", target.plugin}, {"engines", target.engines}};
+  // The target's estimates need shapes, which a level that ran no shape inference (O0) has not given the model:
+  // they are inferred for the trace only, in a transaction rolled back afterwards, so the output stays as it was.
+  struct ShapesForTrace {
+    Model& m;
+    explicit ShapesForTrace(Model& model) : m(model) {
+      m.journal().Begin();
+      InferShapes(m);
+    }
+    ~ShapesForTrace() { m.journal().Rollback(); }
+  } shapes(model);
+  try {
+    target::TargetTrace trace = target::BuildTrace(model, target);
+    section["totals"] = target::TraceTotalsJson(trace);
+    if (request.trace_events) *request.trace_events = target::TraceEventsJson(trace, request.model_name);
+  } catch (const plugin::SlotError& e) {
+    std::string what = std::string("the task stream of target '") + target.name + "' could not be made: " + e.what() +
+                       " [" + plugin::StatusCodeName(e.code()) + "]";
+    if (request.trace_events || request.strict) throw PluginError(what);
+    Logger("target")->warn("{}", what);
+    section["error"] = what;
+  }
+  return section;
 }
 
 }  // namespace kiln

@@ -5,7 +5,7 @@
 #include <string_view>
 #include <unordered_map>
 
-#include "ir/graph.h"
+#include "ir/model.h"
 #include "ir/topo_order.h"
 
 namespace kiln {
@@ -30,7 +30,9 @@ uint64_t TensorHash(const Tensor& t) {
   return h;
 }
 
-uint64_t AttrHash(const Attribute& a) {
+uint64_t GraphHash(const Graph& g, int depth);
+
+uint64_t AttrHash(const Attribute& a, int depth) {
   uint64_t h = Mix(Str(a.name), static_cast<uint64_t>(a.kind));
   if (a.i) h = Mix(h, static_cast<uint64_t>(*a.i));
   if (a.f) {
@@ -47,13 +49,12 @@ uint64_t AttrHash(const Attribute& a) {
     h = Mix(h, bits);
   }
   for (const auto& s : a.strings) h = Mix(h, Str(s));
-  for (const auto& g : a.graphs) h = Mix(h, StructuralFingerprint(*g));
+  if (!a.ref_attr_name.empty()) h = Mix(h, Str(a.ref_attr_name));
+  for (const auto& g : a.graphs) h = Mix(h, GraphHash(*g, depth));
   return h;
 }
 
-}  // namespace
-
-uint64_t StructuralFingerprint(const Graph& g) {
+uint64_t GraphHash(const Graph& g, int depth) {
   std::unordered_map<const Value*, uint64_t> value_hash;
   auto hash_of = [&](const Value* v) -> uint64_t {
     if (v == nullptr) return 0;
@@ -67,8 +68,9 @@ uint64_t StructuralFingerprint(const Graph& g) {
   uint64_t total = 0;
   TopoResult topo = TopologicalOrder(g);
   for (const Node* n : topo.order) {
-    uint64_t h = Mix(Str(n->op_type()), Str(n->domain()));
-    for (const Attribute& a : n->attributes()) h = Mix(h, AttrHash(a));
+    const Function* f = depth < 16 ? g.model()->CalledFunction(*n) : nullptr;
+    uint64_t h = f ? Mix(Str("call"), GraphHash(f->body(), depth + 1)) : Mix(Str(n->op_type()), Str(n->domain()));
+    for (const Attribute& a : n->attributes()) h = Mix(h, AttrHash(a, depth));
     for (const Value* in : n->inputs()) h = Mix(h, hash_of(in));
     for (size_t i = 0; i < n->num_outputs(); ++i)
       if (const Value* out = n->output(i)) value_hash[out] = Mix(h, i + 1);
@@ -76,6 +78,16 @@ uint64_t StructuralFingerprint(const Graph& g) {
   }
   for (const Value* out : g.outputs()) total = Mix(total, hash_of(out));
   return Mix(total, topo.cycle_nodes.size());
+}
+
+}  // namespace
+
+uint64_t StructuralFingerprint(const Graph& g) { return GraphHash(g, 0); }
+
+uint64_t ModelFingerprint(const Model& m) {
+  uint64_t total = StructuralFingerprint(m.graph());
+  for (const auto& f : m.functions()) total += Mix(Str("function"), StructuralFingerprint(f->body()));
+  return total;
 }
 
 }  // namespace kiln

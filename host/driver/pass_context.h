@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include <nlohmann/json.hpp>
 #include <spdlog/logger.h>
 
 namespace kiln {
@@ -29,11 +30,22 @@ class PassContext {
   void RequestImmediateRepass(Node* n) { immediate_.push_back(n); }
   // Adds to a named counter of the running pass ("nodes_folded"); the report lists them.
   void AddCounter(std::string_view name, int64_t delta) { counters_[std::string(name)] += delta; }
+  // Attaches structured data to the running pass's report entry under "reports"/key (see MergeReport).
+  void AddReport(const std::string& key, nlohmann::json value) { MergeReport(reports_[key], std::move(value)); }
+  // Two arrays concatenate; anything else replaces.
+  static void MergeReport(nlohmann::json& into, nlohmann::json value) {
+    if (into.is_array() && value.is_array()) {
+      for (auto& v : value) into.push_back(std::move(v));
+    } else {
+      into = std::move(value);
+    }
+  }
 
   // ---- read by the driver
   std::vector<Node*>& repass_requests() { return repass_; }
   std::vector<Node*>& immediate_requests() { return immediate_; }
   std::map<std::string, int64_t>& counters() { return counters_; }
+  std::map<std::string, nlohmann::json>& reports() { return reports_; }
   void ClearRequests() {
     repass_.clear();
     immediate_.clear();
@@ -44,6 +56,7 @@ class PassContext {
   std::shared_ptr<spdlog::logger> log_;
   std::vector<Node*> repass_, immediate_;
   std::map<std::string, int64_t> counters_;
+  std::map<std::string, nlohmann::json> reports_;
 };
 
 }  // namespace kiln

@@ -126,8 +126,9 @@ class PassDriver::Walk {
       ++st.failures;
       std::string where = node ? "on node " + NodeLabel(*node) : "after the walk of graph '" + g_.name() + "'";
       std::string msg = "pass " + pass.name() + " failed " + where + ": " + e.what();
+      auto* ke = dynamic_cast<const Error*>(&e);
+      if (ke && ke->code() == ExitCode::kConfig) throw Error(ExitCode::kConfig, msg);  // the user's config: stop
       if (d_.options_.strict) {
-        auto* ke = dynamic_cast<const Error*>(&e);
         throw Error(ke ? ke->code() : ExitCode::kInternal, msg + " (stopped: --strict)");
       }
       Logger("driver")->warn("{}; its change was rolled back and the compile goes on", msg);
@@ -257,8 +258,10 @@ bool PassDriver::RunNodePasses(const std::vector<NodePass*>& passes, const std::
   for (auto* p : passes) contexts.emplace_back(model_, Logger(p->name())), names.push_back(p->name());
   for (auto* p : after_walk) contexts.emplace_back(model_, Logger(p->name())), names.push_back(p->name());
   bool changed = Walk(*this, model_.graph(), passes, after_walk, contexts).Run();
-  for (size_t i = 0; i < names.size(); ++i)
+  for (size_t i = 0; i < names.size(); ++i) {
     for (const auto& [k, v] : contexts[i].counters()) StatsFor(names[i]).counters[k] += v;
+    for (auto& [k, v] : contexts[i].reports()) PassContext::MergeReport(StatsFor(names[i]).reports[k], std::move(v));
+  }
   model_.CollectGarbage();
   if (options_.verify_each) VerifyModelOrThrow(model_, "after the walk of " + JoinNames({names.begin(), names.end()}));
   if (options_.after_step) options_.after_step(names);
@@ -292,8 +295,9 @@ bool PassDriver::RunGraphPass(GraphPass& pass) {
     j.Rollback();
     ++st.failures;
     std::string msg = "pass " + pass.name() + " failed: " + e.what();
+    auto* ke = dynamic_cast<const Error*>(&e);
+    if (ke && ke->code() == ExitCode::kConfig) throw Error(ExitCode::kConfig, msg);  // the user's config: stop
     if (options_.strict) {
-      auto* ke = dynamic_cast<const Error*>(&e);
       throw Error(ke ? ke->code() : ExitCode::kInternal, msg + " (stopped: --strict)");
     }
     Logger("driver")->warn("{}; its change was rolled back and the compile goes on", msg);
@@ -302,6 +306,7 @@ bool PassDriver::RunGraphPass(GraphPass& pass) {
   ++st.runs;
   if (changed) ++st.changes;
   for (const auto& [k, v] : ctx.counters()) st.counters[k] += v;
+  for (auto& [k, v] : ctx.reports()) PassContext::MergeReport(st.reports[k], std::move(v));
   model_.CollectGarbage();
   if (options_.verify_each) VerifyModelOrThrow(model_, "after pass " + pass.name());
   if (options_.after_step) options_.after_step({pass.name()});

@@ -14,6 +14,8 @@
 #include <functional>
 #include <map>
 #include <memory>
+
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -31,6 +33,7 @@ struct PassStats {
   uint64_t failures = 0;  // calls that threw and were rolled back
   double seconds = 0;
   std::map<std::string, int64_t> counters;  // the pass's own counters
+  std::map<std::string, nlohmann::json> reports;  // structured entries the pass attached (pass_add_report)
 };
 
 struct DriverOptions {

@@ -5,7 +5,9 @@
 
 namespace kiln {
 
-void IsolateAndDeleteNode(Node& node, const std::vector<int>& io_map) {
+void IsolateAndDeleteNode(Node& node, const std::vector<int>& io_map) { DeleteUnusedInputs(IsolateAndRemoveNode(node, io_map)); }
+
+std::vector<Value*> IsolateAndRemoveNode(Node& node, const std::vector<int>& io_map) {
   Graph& g = *node.graph();
   for (size_t k = 0; k < node.num_outputs(); ++k) {
     Value* out = node.output(k);
@@ -15,30 +17,11 @@ void IsolateAndDeleteNode(Node& node, const std::vector<int>& io_map) {
     if (in == nullptr)
       throw InternalError("IsolateAndDeleteNode: output '" + out->name() + "' of node '" + node.name() +
                           "' is used but maps to no input");
-    g.ReplaceAllUsesWith(out, in);
+    g.ReplaceValue(out, in);
   }
   std::vector<Value*> inputs(node.inputs().begin(), node.inputs().end());
   g.RemoveNode(&node);
-  DeleteUnusedInputs(inputs);
-}
-
-std::vector<Value*> ReplaceWithConstants(Node& node, std::vector<Tensor> outputs) {
-  Graph& g = *node.graph();
-  std::vector<Value*> made(node.num_outputs(), nullptr);
-  for (size_t k = 0; k < node.num_outputs() && k < outputs.size(); ++k) {
-    Value* out = node.output(k);
-    if (out == nullptr || !out->has_uses()) continue;
-    outputs[k].set_name(out->name());
-    g.ConvertToInitializer(out, std::make_shared<const Tensor>(std::move(outputs[k])));
-    made[k] = out;
-  }
-  for (Value* out : node.outputs())
-    if (out != nullptr && out->has_uses())
-      throw InternalError("ReplaceWithConstants: no constant given for used output '" + out->name() + "'");
-  std::vector<Value*> inputs(node.inputs().begin(), node.inputs().end());
-  g.RemoveNode(&node);
-  DeleteUnusedInputs(inputs);
-  return made;
+  return inputs;
 }
 
 void DeleteUnusedInputs(const std::vector<Value*>& values) {

@@ -8,6 +8,7 @@
 
 #include "exec/axis_ops.h"
 #include "ir/model.h"
+#include "ir/outline.h"
 #include "ir/topo_order.h"
 #include "support/error.h"
 
@@ -16,6 +17,8 @@ namespace kiln {
 struct Executor::Env {
   std::unordered_map<const Value*, RtValue> values;
   const Env* parent = nullptr;
+  const Function* function = nullptr;  // set in a function body's run (its imports give the opsets)
+  int call_depth = 0;
 
   const RtValue* Find(const Value* v) const {
     for (const Env* e = this; e != nullptr; e = e->parent) {
@@ -49,7 +52,51 @@ bool TruthOf(const RtValue& v, const std::string& what) {
   return v.tensor->values<uint8_t>()[0] != 0;
 }
 
+// ONNX forbids recursion; a model that recurses anyway stops here instead of exhausting the stack.
+constexpr int kMaxCallDepth = 64;
+
 }  // namespace
+
+Executor::Executor(const Model& model, const KernelRegistry& kernels) : model_(model), kernels_(kernels) {}
+
+Executor::~Executor() {
+  instances_.clear();  // before the scratch model they belong to
+}
+
+int64_t Executor::OpsetFor(const Node& n, const Env& env) const {
+  for (const Env* e = &env; e != nullptr; e = e->parent) {
+    if (e->function == nullptr) continue;
+    auto norm = [](std::string_view d) { return d == "ai.onnx" ? std::string_view() : d; };
+    for (const OpsetImport& o : e->function->opset_imports())
+      if (norm(o.domain) == norm(n.domain())) return o.version;
+    break;
+  }
+  return model_.OpsetVersion(n.domain()).value_or(1);
+}
+
+void Executor::RunCall(const Node& n, const Function& f, const std::vector<RtValue>& inputs, Env& env,
+                       std::vector<RtValue>& outputs) const {
+  int depth = 0;
+  for (const Env* e = &env; e != nullptr; e = e->parent) depth = std::max(depth, e->call_depth);
+  if (depth >= kMaxCallDepth)
+    throw ModelError("calls of model-local functions nest deeper than " + std::to_string(kMaxCallDepth) +
+                     " (is '" + f.name() + "' recursive?)");
+  auto it = instances_.find(&n);
+  if (it == instances_.end()) {
+    if (!scratch_) scratch_ = std::make_unique<Model>();
+    it = instances_.emplace(&n, InstantiateBody(f, n, *scratch_)).first;
+  }
+  const Graph& body = *it->second;
+  if (inputs.size() > body.inputs().size() || outputs.size() > body.outputs().size())
+    throw ModelError("the call has more inputs or outputs than function '" + f.name() + "' has");
+  Env sub;  // a body sees nothing of its caller's scope
+  sub.function = &f;
+  sub.call_depth = depth + 1;
+  for (size_t i = 0; i < body.inputs().size(); ++i)
+    sub.values[body.inputs()[i]] = i < inputs.size() ? inputs[i] : RtValue::None();
+  auto out = RunGraph(body, sub);
+  for (size_t i = 0; i < outputs.size(); ++i) outputs[i] = std::move(out[i]);
+}
 
 std::vector<const Value*> Executor::RequiredInputs(const Graph& g) {
   std::vector<const Value*> out;
@@ -105,7 +152,9 @@ void Executor::RunNode(const Node& n, Env& env) const {
   }
   std::vector<RtValue> outputs(n.num_outputs());
   try {
-    if (n.domain().empty() && n.op_type() == "If") {
+    if (const Function* f = n.domain().empty() ? nullptr : model_.CalledFunction(n)) {
+      RunCall(n, *f, inputs, env, outputs);
+    } else if (n.domain().empty() && n.op_type() == "If") {
       RunIf(n, env, outputs);
     } else if (n.domain().empty() && n.op_type() == "Loop") {
       RunLoop(n, env, outputs);
@@ -114,8 +163,7 @@ void Executor::RunNode(const Node& n, Env& env) const {
     } else if (n.domain().empty() && n.op_type() == "SequenceMap") {
       RunSequenceMap(n, env, outputs);
     } else {
-      int64_t opset = model_.OpsetVersion(n.domain()).value_or(1);
-      KernelCall call(n, opset, inputs, n.num_outputs());
+      KernelCall call(n, OpsetFor(n, env), inputs, n.num_outputs());
       std::string why;
       if (!kernels_.Compute(call, &why)) throw ModelError(Label(n) + ": cannot run it: " + why);
       outputs = std::move(call.outputs());

@@ -3,6 +3,8 @@
 // passed through. Each intermediate value is freed after its last use, so peak memory follows the live set.
 #pragma once
 
+#include <memory>
+#include <unordered_map>
 #include <vector>
 
 #include "kernels/kernel_registry.h"
@@ -10,13 +12,16 @@
 
 namespace kiln {
 
+class Function;
 class Graph;
 class Model;
+class Node;
 class Value;
 
 class Executor {
  public:
-  Executor(const Model& model, const KernelRegistry& kernels) : model_(model), kernels_(kernels) {}
+  Executor(const Model& model, const KernelRegistry& kernels);
+  ~Executor();
 
   // Runs the model with `inputs` bound to its graph inputs in order (graph inputs that are initializers take
   // the initializer when no value is given). Returns the graph outputs in order. Throws kiln::Error naming the
@@ -34,9 +39,16 @@ class Executor {
   void RunLoop(const Node& n, Env& env, std::vector<RtValue>& outputs) const;
   void RunScan(const Node& n, Env& env, std::vector<RtValue>& outputs) const;
   void RunSequenceMap(const Node& n, Env& env, std::vector<RtValue>& outputs) const;
+  // A call of a model-local function: its body, instantiated for this call (attributes bound) once and cached.
+  void RunCall(const Node& n, const Function& f, const std::vector<RtValue>& inputs, Env& env,
+               std::vector<RtValue>& outputs) const;
+  int64_t OpsetFor(const Node& n, const Env& env) const;
 
   const Model& model_;
   const KernelRegistry& kernels_;
+  // Instantiated function bodies live in a scratch model of their own, keyed by the call node.
+  mutable std::unique_ptr<Model> scratch_;
+  mutable std::unordered_map<const Node*, std::unique_ptr<Graph>> instances_;
 };
 
 }  // namespace kiln

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "ir/function.h"
 #include "ir/model.h"
 #include "support/error.h"
 
@@ -9,6 +10,35 @@ namespace kiln {
 
 Graph::Graph(Model* model, Graph* parent, Node* owner_node)
     : model_(model), parent_(parent), owner_node_(owner_node) {}
+
+Graph::Graph(Model* model, Function* function) : model_(model), parent_(nullptr), owner_node_(nullptr), function_(function) {}
+
+const Graph* Graph::root() const {
+  const Graph* g = this;
+  while (g->parent_ != nullptr) g = g->parent_;
+  return g;
+}
+
+NameSet& Graph::names() const {
+  const Graph* r = root();
+  return r->function_ != nullptr ? r->function_->names() : model_->names();
+}
+
+void Graph::BumpStructure() {
+  const uint32_t keep = model_->preserved_analyses;
+  for (Graph* g = this; g != nullptr; g = g->parent_) {
+    ++g->structure_version_;
+    if (keep == 0) continue;
+    for (int k = 0; k < kAnalysisKinds; ++k)
+      if ((keep & (1u << k)) && g->analysis_stamps_[k] == g->structure_version_ - 1)
+        g->analysis_stamps_[k] = g->structure_version_;
+  }
+}
+
+void Graph::ClearAnalyses() const {
+  analysis_data_.reset();
+  for (uint64_t& s : analysis_stamps_) s = ~0ull;
+}
 
 Graph::~Graph() = default;
 
@@ -21,7 +51,7 @@ Value* Graph::NewValue(std::string name) {
   v->self_ = std::prev(values_.end());
   if (!v->name_.empty()) {
     by_name_[v->name_] = v;
-    model_->NoteName(v->name_);
+    names().Note(v->name_);
   }
   Journal& j = model_->journal();
   if (j.active()) j.Record([this, v] { RemoveValue(v); });
@@ -54,6 +84,8 @@ Node* Graph::AddNodeWithOutputs(std::string op_type, std::string domain, std::st
   n->graph_ = this;
   nodes_.push_back(std::move(owned));
   n->self_ = std::prev(nodes_.end());
+  model_->NoteNewNode(n);
+  BumpStructure();
   Journal& j = model_->journal();
   // Undo steps run newest first, so the node is removed after its inputs and outputs were undone.
   if (j.active()) j.Record([this, n] { RemoveNode(n); });
@@ -69,10 +101,6 @@ Node* Graph::AddNodeWithOutputs(std::string op_type, std::string domain, std::st
   for (size_t i = 0; i < inputs.size(); ++i) n->SetInput(i, inputs[i]);
   return n;
 }
-
-namespace {
-
-}  // namespace
 
 void Graph::RemoveNode(Node* n) {
   if (n->graph_ != this || n->deleted_) throw InternalError("RemoveNode: node '" + n->name() + "' is not live here");
@@ -90,14 +118,25 @@ void Graph::RemoveNode(Node* n) {
   });
   for (Value* out : n->outputs_)
     if (out != nullptr) RemoveValue(out);
+  // The values of the node's subgraphs go with it: their names free up (and are taken again on rollback).
+  std::vector<std::string> inner;
+  for (const Graph* sub : n->subgraphs())
+    ForEachGraphIn(*sub, [&](const Graph& sg) {
+      for (const Value* v : sg.values())
+        if (!v->name().empty()) inner.push_back(v->name());
+    });
+  for (const std::string& name : inner) names().Forget(name);
   n->deleted_ = true;
   model_->Bury(nodes_, n->self_);
+  BumpStructure();
   Journal& j = model_->journal();
   if (j.active()) {
-    j.Record([this, n] {
+    j.Record([this, n, inner = std::move(inner)] {
       auto& dead = model_->dead_nodes();
       nodes_.splice(nodes_.end(), dead, n->self_);
       n->deleted_ = false;
+      for (const std::string& name : inner) names().Note(name);
+      BumpStructure();
     });
   }
 }
@@ -141,6 +180,18 @@ void Graph::ReplaceAllUsesWith(Value* from, Value* to) {
   if (from->is_graph_output()) ReplaceInOutputs(from->graph_, from, to);
 }
 
+void Graph::ReplaceValue(Value* from, Value* to) {
+  if (from == to) return;
+  const bool keep_name = from->is_graph_output() && from->graph_ == to->graph_ && to->producer_ != nullptr &&
+                         !to->is_graph_output() && !to->is_graph_input();
+  ReplaceAllUsesWith(from, to);
+  if (!keep_name) return;
+  Graph& g = *from->graph_;
+  std::string name = from->name_;
+  g.RenameValue(from, g.FreshName(name + "_replaced"));
+  g.RenameValue(to, name);
+}
+
 void Graph::RemoveValue(Value* v) {
   if (v->deleted_) return;
   if (!v->uses_.empty() || v->graph_output_refs_ > 0 || v->graph_input_refs_ > 0)
@@ -165,6 +216,7 @@ void Graph::RemoveValue(Value* v) {
   if (!v->name_.empty()) {
     auto it = by_name_.find(v->name_);
     if (it != by_name_.end() && it->second == v) by_name_.erase(it);
+    names().Forget(v->name_);
   }
   v->deleted_ = true;
   model_->Bury(values_, v->self_);
@@ -173,14 +225,84 @@ void Graph::RemoveValue(Value* v) {
     j.Record([this, v] {
       values_.splice(values_.end(), model_->dead_values(), v->self_);
       v->deleted_ = false;
-      if (!v->name_.empty()) by_name_[v->name_] = v;
+      if (!v->name_.empty()) {
+        by_name_[v->name_] = v;
+        names().Note(v->name_);
+      }
     });
   }
+}
+
+void Graph::RenameValue(Value* v, std::string name) {
+  if (v->name_ == name) return;
+  if (!name.empty() && FindValue(name) != nullptr)
+    throw InternalError("RenameValue: '" + name + "' is taken in graph '" + name_ + "'");
+  std::string old = v->name_;
+  if (!old.empty()) {
+    auto it = by_name_.find(old);
+    if (it != by_name_.end() && it->second == v) by_name_.erase(it);
+    names().Forget(old);
+  }
+  v->name_ = std::move(name);
+  if (!v->name_.empty()) {
+    by_name_[v->name_] = v;
+    names().Note(v->name_);
+  }
+  Journal& j = model_->journal();
+  if (j.active()) j.Record([this, v, old] { RenameValue(v, old); });
+}
+
+void Graph::TransferOutput(Node* to, size_t slot, Value* v, bool leave_empty) {
+  if (to->graph_ != this || v->graph_ != this) throw InternalError("TransferOutput: node and value must be of this graph");
+  if (slot >= to->outputs_.size()) throw InternalError("TransferOutput: node '" + to->name() + "' has no output " + std::to_string(slot));
+  Value* displaced = to->outputs_[slot];
+  if (displaced == v) return;
+  if (displaced != nullptr && displaced->has_uses())
+    throw InternalError("TransferOutput: output " + std::to_string(slot) + " of node '" + to->name() + "' is still read");
+  if (v->is_initializer() || v->is_graph_input())
+    throw InternalError("TransferOutput: '" + v->name() + "' is an initializer or graph input");
+  Journal& j = model_->journal();
+  if (Node* old = v->producer_; old && leave_empty) {
+    uint32_t old_slot = v->producer_output_;
+    old->outputs_[old_slot] = nullptr;
+    if (j.active()) j.Record([old, old_slot, v] { old->outputs_[old_slot] = v; });
+  } else if (old) {
+    // The old producer keeps an output in that slot, unused.
+    uint32_t old_slot = v->producer_output_;
+    Value* fresh = NewValue(FreshName(v->name() + "_unused"));
+    fresh->producer_ = old;
+    fresh->producer_output_ = old_slot;
+    old->outputs_[old_slot] = fresh;
+    if (j.active()) j.Record([old, old_slot, v, fresh] {
+        old->outputs_[old_slot] = v;
+        fresh->producer_ = nullptr;
+      });
+  }
+  Node* prev_producer = v->producer_;
+  uint32_t prev_slot = v->producer_output_;
+  to->outputs_[slot] = v;
+  v->producer_ = to;
+  v->producer_output_ = static_cast<uint32_t>(slot);
+  if (j.active()) j.Record([to, slot, v, displaced, prev_producer, prev_slot] {
+      to->outputs_[slot] = displaced;
+      v->producer_ = prev_producer;
+      v->producer_output_ = prev_slot;
+    });
+  if (displaced != nullptr) {
+    displaced->producer_ = nullptr;
+    if (j.active()) j.Record([displaced, to, slot] {
+        displaced->producer_ = to;
+        displaced->producer_output_ = static_cast<uint32_t>(slot);
+      });
+    RemoveValue(displaced);
+  }
+  BumpStructure();
 }
 
 void Graph::InsertIntoList(std::vector<Value*>& list, size_t i, Value* v, uint32_t Value::*refs) {
   list.insert(list.begin() + static_cast<ptrdiff_t>(i), v);
   ++(v->*refs);
+  BumpStructure();
   Journal& j = model_->journal();
   if (j.active()) j.Record([this, &list, i, refs] { RemoveFromList(list, i, refs); });
 }
@@ -189,6 +311,7 @@ void Graph::RemoveFromList(std::vector<Value*>& list, size_t i, uint32_t Value::
   Value* v = list[i];
   list.erase(list.begin() + static_cast<ptrdiff_t>(i));
   --(v->*refs);
+  BumpStructure();
   Journal& j = model_->journal();
   if (j.active()) j.Record([this, &list, i, v, refs] { InsertIntoList(list, i, v, refs); });
 }
@@ -223,7 +346,7 @@ void Graph::AppendValueInfo(Value* v) {
 
 Value* Graph::AddInitializer(Tensor t) {
   std::string name = t.name();
-  if (name.empty() || model_->IsNameUsed(name)) name = FreshName(name.empty() ? "const" : name);
+  if (name.empty() || names().Contains(name)) name = FreshName(name.empty() ? "const" : name);
   t.set_name(name);
   return AddInitializerNamed(std::move(t));
 }
@@ -267,11 +390,12 @@ void Graph::ConvertToInitializer(Value* v, std::shared_ptr<const Tensor> t) {
       v->producer_ = p;
     });
   SetInitializer(v, std::move(t));
+  BumpStructure();
 }
 
 Value* Graph::AddSparseInitializer(SparseTensor t) {
   std::string name = t.values.name();
-  if (name.empty() || model_->IsNameUsed(name)) name = FreshName(name.empty() ? "sparse_const" : name);
+  if (name.empty() || names().Contains(name)) name = FreshName(name.empty() ? "sparse_const" : name);
   t.values.set_name(name);
   Value* v = NewValue(name);
   Type ty;
@@ -288,7 +412,7 @@ Value* Graph::AddSparseInitializer(SparseTensor t) {
   return v;
 }
 
-std::string Graph::FreshName(std::string_view hint) const { return model_->FreshName(hint); }
+std::string Graph::FreshName(std::string_view hint) const { return names().Fresh(hint); }
 
 size_t Graph::CountNodes(bool include_subgraphs) const {
   size_t n = nodes_.size();

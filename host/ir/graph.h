@@ -18,7 +18,9 @@
 
 namespace kiln {
 
+class Function;
 class Model;
+class NameSet;
 
 // ONNX's TensorAnnotation (quantization parameters attached to a tensor name), kept for round trips.
 struct TensorAnnotation {
@@ -29,6 +31,8 @@ struct TensorAnnotation {
 class Graph {
  public:
   Graph(Model* model, Graph* parent, Node* owner_node);
+  // A function's body: no parent, no owner node.
+  Graph(Model* model, Function* function);
   ~Graph();
   Graph(const Graph&) = delete;
   Graph& operator=(const Graph&) = delete;
@@ -36,6 +40,12 @@ class Graph {
   Model* model() const { return model_; }
   Graph* parent() const { return parent_; }
   Node* owner_node() const { return owner_node_; }
+  // The function whose body this graph is (null for the main graph and for subgraphs of nodes).
+  Function* function() const { return function_; }
+  // The outermost graph of this one's scope chain: the main graph or a function body.
+  const Graph* root() const;
+  // The naming scope of the root (the model's, or the function's).
+  NameSet& names() const;
   const std::string& name() const { return name_; }
   void set_name(std::string n) { name_ = std::move(n); }
   const std::string& doc_string() const { return doc_string_; }
@@ -64,8 +74,20 @@ class Graph {
   Value* AddValue(std::string name) { return NewValue(std::move(name)); }
   // Rewires every consumer of `from` (in this graph and in subgraphs) and every graph output to `to`.
   void ReplaceAllUsesWith(Value* from, Value* to);
+  // ReplaceAllUsesWith that keeps a graph output's name: when `from` is an output of its graph and `to` is a node's
+  // output of the same graph that is not a graph output yet, `to` takes from's name (from gets a fresh one), so
+  // the graph's interface does not change. Otherwise as ReplaceAllUsesWith.
+  void ReplaceValue(Value* from, Value* to);
   // Removes a value with no producer and no uses (an unused initializer or graph input).
   void RemoveValue(Value* v);
+  // Renames a value (journaled). The new name must be free in this graph; the caller keeps it unique where ONNX
+  // wants it so (Model-wide for the main graph tree).
+  void RenameValue(Value* v, std::string name);
+  // Makes `v`, a value of this graph, output `slot` of `to` (a node of this graph), keeping its name, type,
+  // readers and graph-output places: its old producer (if any) gets a fresh unused value in its slot, and `to`'s
+  // value in that slot, which must be unused, is removed. Journaled. With `leave_empty`, the old producer's slot
+  // becomes an absent output instead (for a producer about to be removed).
+  void TransferOutput(Node* to, size_t slot, Value* v, bool leave_empty = false);
 
   // ---- graph inputs, outputs, value infos
   const std::vector<Value*>& inputs() const { return inputs_; }
@@ -105,6 +127,18 @@ class Graph {
   // True when `v` belongs to this graph or an enclosing one.
   bool IsVisible(const Value* v) const;
 
+  // ---- host analyses (host/analysis): a counter of structural changes (nodes added or removed, inputs rewired,
+  // graph inputs and outputs changed), bumped on this graph and every enclosing one, and the analyses' cached
+  // results with the counter value each was computed at. A change made while the running pass declares an
+  // analysis preserved (Model::preserved_analyses) keeps that analysis's stamp current.
+  uint64_t structure_version() const { return structure_version_; }
+  static constexpr int kAnalysisKinds = 4;  // topological order, dominators, post-dominators, reachability
+  uint64_t analysis_stamp(int kind) const { return analysis_stamps_[kind]; }
+  void set_analysis_stamp(int kind, uint64_t v) const { analysis_stamps_[kind] = v; }
+  std::shared_ptr<void>& analysis_data() const { return analysis_data_; }
+  void ClearAnalyses() const;
+  void BumpStructure();
+
  private:
   friend class Node;
   friend class Model;
@@ -115,6 +149,10 @@ class Graph {
   Model* model_;
   Graph* parent_;
   Node* owner_node_;
+  Function* function_ = nullptr;
+  uint64_t structure_version_ = 0;
+  mutable uint64_t analysis_stamps_[kAnalysisKinds] = {~0ull, ~0ull, ~0ull, ~0ull};
+  mutable std::shared_ptr<void> analysis_data_;
   std::string name_, doc_string_;
   std::list<std::unique_ptr<Node>> nodes_;
   std::list<std::unique_ptr<Value>> values_;

@@ -1,55 +1,52 @@
 #include "ir/model.h"
 
-namespace kiln {
+#include "support/error.h"
 
-Model::Model() : graph_(std::make_unique<Graph>(this, nullptr, nullptr)) {}
+namespace kiln {
+namespace {
+
+// Every value name of `g` and of its subgraphs: what a naming scope tree holds.
+void CollectNames(const Graph& g, const std::function<void(const std::string&)>& add) {
+  ForEachGraphIn(g, [&](const Graph& sub) {
+    for (const Value* v : sub.values())
+      if (!v->name().empty()) add(v->name());
+  });
+}
+
+std::string_view NormalDomain(std::string_view d) { return d == "ai.onnx" ? std::string_view() : d; }
+
+}  // namespace
+
+Model::Model()
+    : graph_(std::make_unique<Graph>(this, nullptr, nullptr)),
+      names_([this](const std::function<void(const std::string&)>& add) { CollectNames(*graph_, add); }) {}
 
 Model::~Model() = default;
 
 std::optional<int64_t> Model::OpsetVersion(std::string_view domain) const {
-  auto norm = [](std::string_view d) { return d == "ai.onnx" ? std::string_view() : d; };
   for (const OpsetImport& o : opset_imports)
-    if (norm(o.domain) == norm(domain)) return o.version;
+    if (NormalDomain(o.domain) == NormalDomain(domain)) return o.version;
   return std::nullopt;
+}
+
+bool Model::EnsureOpset(const std::string& domain, int64_t version) {
+  if (OpsetVersion(domain)) return false;
+  opset_imports.push_back({domain, version});
+  if (journal_.active()) journal_.Record([this] { opset_imports.pop_back(); });
+  return true;
 }
 
 void Model::CollectGarbage() {
   if (journal_.active()) return;
+  canonical_index_.clear();
+  call_instance_data_.reset();
+  ForEachGraph(*this, [](const Graph& g) { g.ClearAnalyses(); });
+  if (node_index_built_ && !dead_nodes_.empty()) {
+    for (const auto& n : dead_nodes_) node_index_.erase(n->id());
+  }
   dead_nodes_.clear();
   dead_values_.clear();
-}
-
-namespace {
-
-void CollectNames(const Graph& g, std::unordered_set<std::string>& out) {
-  for (const Value* v : g.values()) out.insert(v->name());
-  for (const auto& n : g.nodes())
-    for (const Graph* sub : n->subgraphs()) CollectNames(*sub, out);
-}
-
-}  // namespace
-
-bool Model::IsNameUsed(std::string_view n) {
-  if (!names_built_) {
-    CollectNames(*graph_, names_);
-    names_built_ = true;
-  }
-  return names_.count(std::string(n)) != 0;
-}
-
-std::string Model::FreshName(std::string_view hint) {
-  std::string base(hint.empty() ? std::string_view("v") : hint);
-  if (!IsNameUsed(base)) {
-    names_.insert(base);
-    return base;
-  }
-  for (;;) {
-    std::string candidate = base + "__" + std::to_string(++fresh_counter_);
-    if (!IsNameUsed(candidate)) {
-      names_.insert(candidate);
-      return candidate;
-    }
-  }
+  dead_functions_.clear();
 }
 
 void Model::Bury(std::list<std::unique_ptr<Node>>& from, std::list<std::unique_ptr<Node>>::iterator it) {
@@ -58,6 +55,91 @@ void Model::Bury(std::list<std::unique_ptr<Node>>& from, std::list<std::unique_p
 
 void Model::Bury(std::list<std::unique_ptr<Value>>& from, std::list<std::unique_ptr<Value>>::iterator it) {
   dead_values_.splice(dead_values_.end(), from, it);
+}
+
+// ---- functions
+
+std::string Model::FunctionKey(std::string_view domain, std::string_view name) {
+  std::string key(NormalDomain(domain));
+  key += '\x1f';
+  key += name;
+  return key;
+}
+
+Function* Model::FindFunction(std::string_view domain, std::string_view name) const {
+  if (function_index_.empty()) return nullptr;
+  auto it = function_index_.find(FunctionKey(domain, name));
+  return it == function_index_.end() ? nullptr : it->second;
+}
+
+Function* Model::AddFunction(std::string domain, std::string name) {
+  if (FindFunction(domain, name))
+    throw InternalError("a function '" + name + "' of domain '" + domain + "' already exists");
+  auto owned = std::make_unique<Function>(this, std::move(domain), std::move(name));
+  Function* f = owned.get();
+  functions_.push_back(std::move(owned));
+  f->self_ = std::prev(functions_.end());
+  function_index_[FunctionKey(f->domain(), f->name())] = f;
+  ++function_changes_;
+  if (journal_.active()) journal_.Record([this, f] { RemoveFunction(f); });
+  return f;
+}
+
+void Model::RemoveFunction(Function* f) {
+  if (f->deleted_) return;
+  auto next = std::next(f->self_);
+  function_index_.erase(FunctionKey(f->domain(), f->name()));
+  dead_functions_.splice(dead_functions_.end(), functions_, f->self_);
+  f->deleted_ = true;
+  ++function_changes_;
+  if (journal_.active()) {
+    // Undo steps run newest first, so whatever followed `f` is back in place when this runs.
+    journal_.Record([this, f, next] {
+      functions_.splice(next, dead_functions_, f->self_);
+      f->deleted_ = false;
+      function_index_[FunctionKey(f->domain(), f->name())] = f;
+      ++function_changes_;
+    });
+  }
+}
+
+void Model::RenameFunction(Function* f, std::string name) {
+  if (name == f->name_) return;
+  if (FindFunction(f->domain(), name))
+    throw InternalError("a function '" + name + "' of domain '" + f->domain() + "' already exists");
+  std::string old = f->name_;
+  function_index_.erase(FunctionKey(f->domain(), old));
+  f->name_ = std::move(name);
+  function_index_[FunctionKey(f->domain(), f->name_)] = f;
+  ++function_changes_;
+  if (journal_.active()) journal_.Record([this, f, old] { RenameFunction(f, old); });
+}
+
+std::vector<Node*> Model::CallsOf(const Function& f) const {
+  std::vector<Node*> out;
+  ForEachGraph(*this, [&](const Graph& g) {
+    for (const auto& n : g.nodes())
+      if (n->op_type() == f.name() && NormalDomain(n->domain()) == NormalDomain(f.domain())) out.push_back(n.get());
+  });
+  return out;
+}
+
+// ---- node ids
+
+void Model::NoteNewNode(Node* n) {
+  if (node_index_built_) node_index_[n->id()] = n;
+}
+
+Node* Model::FindNode(uint64_t id) {
+  if (!node_index_built_) {
+    ForEachGraph(*this, [&](const Graph& g) {
+      for (const auto& n : g.nodes()) node_index_[n->id()] = n.get();
+    });
+    node_index_built_ = true;
+  }
+  auto it = node_index_.find(id);
+  if (it == node_index_.end() || it->second->is_deleted()) return nullptr;
+  return it->second;
 }
 
 }  // namespace kiln

@@ -1,6 +1,6 @@
 // A model: the top graph plus ONNX's model-level fields (IR version, opset imports, metadata, model-local
-// functions, training info), and the model-wide bookkeeping the IR needs: node ids, the name set, the undo
-// journal and the nodes and values removed while a transaction was open.
+// functions, training info), and the model-wide bookkeeping the IR needs: node ids, the main graph's name set,
+// the undo journal and the nodes, values and functions removed while a transaction was open.
 #pragma once
 
 #include <cstdint>
@@ -8,20 +8,19 @@
 #include <memory>
 #include <optional>
 #include <string>
-#include <unordered_set>
+#include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
+#include "ir/function.h"
 #include "ir/graph.h"
 #include "ir/journal.h"
+#include "ir/name_set.h"
+#include "ir/opset_import.h"
 
 namespace kiln {
 
-struct OpsetImport {
-  std::string domain;
-  int64_t version = 0;
-  bool operator==(const OpsetImport&) const = default;
-};
 
 class Model {
  public:
@@ -38,43 +37,94 @@ class Model {
   std::optional<std::string> producer_name, producer_version, domain, doc_string;
   std::optional<int64_t> model_version;
   std::vector<std::pair<std::string, std::string>> metadata_props;
-  // Model-local functions and training info, kept as serialized protobuf messages in their original order.
-  std::vector<std::string> functions;
+  // Training info, kept as serialized protobuf messages in their original order.
   std::vector<std::string> training_info;
   // Where the model was read from; external-data locations are relative to its directory.
   std::string source_path;
 
   // The opset version imported for a domain ("" and "ai.onnx" are the same), or nullopt.
   std::optional<int64_t> OpsetVersion(std::string_view domain) const;
+  // Imports `domain` at `version` when the model does not import it (journaled); returns whether it did.
+  bool EnsureOpset(const std::string& domain, int64_t version);
+
+  // ---- model-local functions, in declaration order
+  const std::list<std::unique_ptr<Function>>& functions() const { return functions_; }
+  size_t num_functions() const { return functions_.size(); }
+  // The function of that domain ("ai.onnx" reads as "") and name, or null.
+  Function* FindFunction(std::string_view domain, std::string_view name) const;
+  // The function node `n` calls, or null when it is not a call.
+  Function* CalledFunction(const Node& n) const { return FindFunction(n.domain(), n.op_type()); }
+  // A new function with an empty body (journaled). Throws InternalError when the (domain, name) is taken.
+  Function* AddFunction(std::string domain, std::string name);
+  // Removes a function (journaled). Its calls, if any are left, become calls of nothing: check CountCalls first.
+  void RemoveFunction(Function* f);
+  // Renames a function (journaled); its calls keep the old op type (rename them too).
+  void RenameFunction(Function* f, std::string name);
+  // Nodes of the model (main graph, subgraphs, function bodies) that call `f`.
+  std::vector<Node*> CallsOf(const Function& f) const;
+  // Functions by canonical form (canonical_form.h), for Outline's body reuse: a hint, checked on every hit.
+  std::unordered_map<std::string, Function*>& canonical_index() { return canonical_index_; }
+
+  // The live node with this id anywhere in the model, or null.
+  Node* FindNode(uint64_t id);
 
   Journal& journal() { return journal_; }
-  // Frees nodes and values removed so far. Only call when no pointer to them is held and no transaction is open.
+  // Frees nodes, values and functions removed so far, and drops every graph's cached analyses (which may point at
+  // them). Only call when no pointer to them is held and no transaction is open.
   void CollectGarbage();
+
+  // The analyses the running pass declares it keeps valid (KILN_ANALYSIS_* bits; see Graph::BumpStructure).
+  uint32_t preserved_analyses = 0;
+  // What host/shape/call_instance.cc keeps between questions (typed instances of calls); CollectGarbage drops it.
+  std::shared_ptr<void>& call_instance_data() { return call_instance_data_; }
 
   // ---- internal bookkeeping used by Graph and Node
   uint64_t NextNodeId() { return next_node_id_++; }
+  void NoteNewNode(Node* n);
   int64_t insertion_order = 0;  // order hint given to new nodes (the driver sets it to the node being visited)
-  // Whether any value of any graph has this name. The name set is built on first use (a compile that makes no
-  // new names never pays for it) and kept up to date from then on.
-  bool IsNameUsed(std::string_view n);
-  void NoteName(const std::string& n) {
-    if (names_built_) names_.insert(n);
-  }
-  std::string FreshName(std::string_view hint);
+  // The main graph tree's names (see name_set.h); Graph::names() finds the right set for any graph.
+  NameSet& names() { return names_; }
+  // Whether any value of the main graph tree has this name; a fresh such name.
+  bool IsNameUsed(std::string_view n) { return names_.Contains(n); }
+  std::string FreshName(std::string_view hint) { return names_.Fresh(hint); }
   void Bury(std::list<std::unique_ptr<Node>>& from, std::list<std::unique_ptr<Node>>::iterator it);
   void Bury(std::list<std::unique_ptr<Value>>& from, std::list<std::unique_ptr<Value>>::iterator it);
   std::list<std::unique_ptr<Node>>& dead_nodes() { return dead_nodes_; }
   std::list<std::unique_ptr<Value>>& dead_values() { return dead_values_; }
+  // Changes since creation to the set of functions (for the plugin adapter's change stamp).
+  uint64_t function_changes() const { return function_changes_; }
 
  private:
+  static std::string FunctionKey(std::string_view domain, std::string_view name);
+
   std::unique_ptr<Graph> graph_;
   Journal journal_;
   uint64_t next_node_id_ = 1;
-  uint64_t fresh_counter_ = 0;
-  std::unordered_set<std::string> names_;
-  bool names_built_ = false;
+  NameSet names_;
   std::list<std::unique_ptr<Node>> dead_nodes_;
   std::list<std::unique_ptr<Value>> dead_values_;
+  std::list<std::unique_ptr<Function>> functions_, dead_functions_;
+  std::unordered_map<std::string, Function*> function_index_, canonical_index_;
+  std::unordered_map<uint64_t, Node*> node_index_;
+  bool node_index_built_ = false;
+  uint64_t function_changes_ = 0;
+  std::shared_ptr<void> call_instance_data_;
 };
+
+// Calls fn(graph) for the main graph, every function body, and every subgraph of theirs at any depth.
+template <typename Fn>
+void ForEachGraph(const Model& m, Fn&& fn);
+// Calls fn(graph) for `g` and every subgraph of it at any depth.
+template <typename Fn>
+void ForEachGraphIn(const Graph& g, Fn&& fn) {
+  fn(g);
+  for (const auto& n : g.nodes())
+    for (const Graph* sub : n->subgraphs()) ForEachGraphIn(*sub, fn);
+}
+template <typename Fn>
+void ForEachGraph(const Model& m, Fn&& fn) {
+  ForEachGraphIn(m.graph(), fn);
+  for (const auto& f : m.functions()) ForEachGraphIn(f->body(), fn);
+}
 
 }  // namespace kiln

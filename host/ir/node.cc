@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "ir/annotations.h"
 #include "ir/graph.h"
 #include "ir/model.h"
 
@@ -42,6 +43,7 @@ void Node::SetInput(size_t slot, Value* v) {
   }
   if (v != nullptr) v->uses_.push_back(Use{this, s});
   inputs_[slot] = v;
+  graph_->BumpStructure();
   if (j.active()) j.Record([this, slot, old] { SetInput(slot, old); });
 }
 
@@ -111,6 +113,10 @@ bool Node::RemoveAttribute(std::string_view name) {
     return true;
   }
   return false;
+}
+
+void Node::SetAnnotation(const std::string& key, const std::optional<std::string>& value) {
+  SetAnnotationIn(annotations_, JournalOf(this), key, value);
 }
 
 std::vector<Graph*> Node::subgraphs() const {

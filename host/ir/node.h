@@ -5,7 +5,9 @@
 
 #include <cstdint>
 #include <list>
+#include <map>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -54,6 +56,11 @@ class Node {
   void SetAttribute(Attribute a);
   bool RemoveAttribute(std::string_view name);
 
+  // String annotations (the ABI's node_set_annotation), written to the model's metadata on export.
+  const std::map<std::string, std::string>& annotations() const { return annotations_; }
+  // Sets, or with nullopt removes, an annotation (journaled).
+  void SetAnnotation(const std::string& key, const std::optional<std::string>& value);
+
   // Every subgraph held by this node's attributes, in attribute order.
   std::vector<Graph*> subgraphs() const;
   bool has_subgraphs() const;
@@ -70,6 +77,7 @@ class Node {
   std::string op_type_, domain_, name_, doc_string_;
   std::vector<Value*> inputs_, outputs_;
   std::vector<Attribute> attrs_;
+  std::map<std::string, std::string> annotations_;
   Graph* graph_ = nullptr;
   bool deleted_ = false;
   std::list<std::unique_ptr<Node>>::iterator self_;

@@ -1,5 +1,6 @@
 #include "ir/value.h"
 
+#include "ir/annotations.h"
 #include "ir/graph.h"
 #include "ir/model.h"
 
@@ -9,6 +10,10 @@ void Value::SetType(Type t) {
   Journal& j = graph_->model()->journal();
   if (j.active()) j.Record([this, old = type_] { type_ = old; });
   type_ = std::move(t);
+}
+
+void Value::SetAnnotation(const std::string& key, const std::optional<std::string>& value) {
+  SetAnnotationIn(annotations_, graph_->model()->journal(), key, value);
 }
 
 }  // namespace kiln

@@ -4,7 +4,9 @@
 
 #include <cstdint>
 #include <list>
+#include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -43,6 +45,10 @@ class Value {
   bool is_graph_output() const { return graph_output_refs_ > 0; }
   bool is_deleted() const { return deleted_; }
 
+  // String annotations (the ABI's value_set_annotation), written to the model's metadata on export.
+  const std::map<std::string, std::string>& annotations() const { return annotations_; }
+  void SetAnnotation(const std::string& key, const std::optional<std::string>& value);  // journaled
+
   // Kept for round trips: whether the model declared this value in value_info, and its doc string.
   bool in_value_info = false;
   std::string doc_string;
@@ -58,6 +64,7 @@ class Value {
   Node* producer_ = nullptr;
   uint32_t producer_output_ = 0;
   std::vector<Use> uses_;
+  std::map<std::string, std::string> annotations_;
   std::shared_ptr<const Tensor> initializer_;
   std::shared_ptr<const SparseTensor> sparse_initializer_;
   uint32_t graph_input_refs_ = 0, graph_output_refs_ = 0;

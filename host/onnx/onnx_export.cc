@@ -5,9 +5,12 @@
 #include <memory>
 #include <unordered_set>
 
+#include <nlohmann/json.hpp>
 #include <onnx/onnx_pb.h>
 
+#include "ir/model.h"
 #include "ir/topo_order.h"
+#include "onnx/annotations_key.h"
 #include "onnx/proto_convert.h"
 #include "support/atomic_file.h"
 #include "support/error.h"
@@ -15,12 +18,25 @@
 namespace kiln {
 namespace {
 
-// Marks Kiln's passes keep on nodes while compiling (plugins/folding/folding_marks.h); never written out. A fixed
-// list: user attributes, even ones starting with '_', are always kept.
-bool IsKilnInternalMark(const std::string& name) {
-  static const std::unordered_set<std::string> kMarks = {"_is_potential_const", "_potential_weight",
-                                                          "_potential_const_owner", "_is_from_constant_folding"};
-  return kMarks.count(name) != 0;
+// The annotations of the main graph tree as the JSON object written under kAnnotationsMetadataKey (sorted keys,
+// compact, so that a model read and written again gets the same text); empty when there are none.
+std::string AnnotationsJson(const Model& m) {
+  nlohmann::json nodes = nlohmann::json::object(), values = nlohmann::json::object();
+  auto add = [](nlohmann::json& section, const std::string& name, const std::map<std::string, std::string>& a) {
+    for (const auto& [k, v] : a)
+      if (!IsTemporaryMark(k)) section[name][k] = v;
+  };
+  ForEachGraphIn(m.graph(), [&](const Graph& g) {
+    for (const auto& n : g.nodes())
+      if (!n->annotations().empty() && !n->name().empty()) add(nodes, n->name(), n->annotations());
+    for (const Value* v : g.values())
+      if (!v->annotations().empty() && !v->name().empty()) add(values, v->name(), v->annotations());
+  });
+  if (nodes.empty() && values.empty()) return {};
+  nlohmann::json j = nlohmann::json::object();
+  if (!nodes.empty()) j["nodes"] = std::move(nodes);
+  if (!values.empty()) j["values"] = std::move(values);
+  return j.dump();
 }
 
 class Exporter {
@@ -79,8 +95,43 @@ class Exporter {
     if (!n.domain().empty()) np->set_domain(n.domain());
     if (!n.doc_string().empty()) np->set_doc_string(n.doc_string());
     for (const Attribute& a : n.attributes())
-      if (!IsKilnInternalMark(a.name)) ExportAttribute(a, np->add_attribute());
+      if (!IsTemporaryMark(a.name)) ExportAttribute(a, np->add_attribute());
   }
+
+ public:
+  // A model-local function: signature, imports, the body's nodes in topological order (constants a pass put in
+  // the body as initializers become Constant nodes: a function has no initializers), and the fields this ONNX
+  // does not know, as they were read.
+  void ExportFunction(const Function& f, onnx::FunctionProto* fp) {
+    const Graph& body = f.body();
+    fp->set_name(f.name());
+    fp->set_domain(f.domain());
+    for (const Value* in : body.inputs()) fp->add_input(in->name());
+    for (const Value* out : body.outputs()) fp->add_output(out->name());
+    for (const std::string& a : f.attribute_names()) fp->add_attribute(a);
+    for (const Value* init : body.initializers()) {
+      onnx::NodeProto* np = fp->add_node();
+      np->add_output(init->name());
+      np->set_op_type("Constant");
+      onnx::AttributeProto* ap = np->add_attribute();
+      ap->set_name("value");
+      ap->set_type(onnx::AttributeProto::TENSOR);
+      TensorToProto(*init->initializer(), ap->mutable_t(), nullptr);
+    }
+    TopoResult topo = TopologicalOrder(body);
+    if (!topo.cycle_nodes.empty())
+      throw InternalError("function '" + f.name() + "' became cyclic at node '" + topo.cycle_nodes[0]->name() + "'");
+    for (Node* n : topo.order) ExportNode(*n, fp->add_node());
+    if (!f.doc_string.empty()) fp->set_doc_string(f.doc_string);
+    for (const OpsetImport& o : f.opset_imports()) {
+      auto* op = fp->add_opset_import();
+      op->set_domain(o.domain);
+      op->set_version(o.version);
+    }
+    if (!f.unknown_fields.empty()) fp->MergeFromString(f.unknown_fields);
+  }
+
+ private:
 
   void ExportSparse(const SparseTensor& st, onnx::SparseTensorProto* sp) {
     TensorToProto(st.values, sp->mutable_values(), nullptr);
@@ -130,13 +181,18 @@ onnx::ModelProto Export(const Model& m, const ExternalSink* sink) {
   if (m.model_version) p.set_model_version(*m.model_version);
   if (m.doc_string) p.set_doc_string(*m.doc_string);
   Exporter(sink).ExportGraph(m.graph(), p.mutable_graph());
-  for (const auto& [k, v] : m.metadata_props) {
+  Exporter functions(sink);
+  for (const auto& f : m.functions()) functions.ExportFunction(*f, p.add_functions());
+  auto add_metadata = [&](const std::string& k, const std::string& v) {
     auto* e = p.add_metadata_props();
     e->set_key(k);
     e->set_value(v);
-  }
+  };
+  for (const auto& [k, v] : m.metadata_props)
+    if (k != kAnnotationsMetadataKey) add_metadata(k, v);
+  if (std::string annotations = AnnotationsJson(m); !annotations.empty())
+    add_metadata(std::string(kAnnotationsMetadataKey), annotations);
   for (const auto& t : m.training_info) p.add_training_info()->ParseFromString(t);
-  for (const auto& f : m.functions) p.add_functions()->ParseFromString(f);
   return p;
 }
 

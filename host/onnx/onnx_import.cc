@@ -10,9 +10,14 @@
 #include <limits>
 
 #include <google/protobuf/io/coded_stream.h>
+#include <nlohmann/json.hpp>
 #include <onnx/onnx_pb.h>
 
+#include <algorithm>
+#include <unordered_map>
+
 #include "ir/topo_order.h"
+#include "onnx/annotations_key.h"
 #include "onnx/external_data.h"
 #include "onnx/proto_convert.h"
 #include "support/error.h"
@@ -58,8 +63,25 @@ class Importer {
       }
       v->doc_string = in.doc_string();
     }
+    DeclareNodes(*gp.mutable_node(), g, where);
+  }
+
+  // Declares a function: its body's inputs and nodes (resolved with everything else in Resolve).
+  void DeclareFunction(onnx::FunctionProto& fp, Function& f) {
+    Graph& g = f.body();
+    const std::string where = Where(g);
+    g.ReserveValues(static_cast<size_t>(fp.input_size() + fp.node_size()));
+    for (const auto& in : fp.input()) {
+      if (g.FindValue(in)) throw ModelError(name_ + ": " + where + ": input '" + in + "' is declared twice");
+      g.AddInput(in, Type());
+    }
+    DeclareNodes(*fp.mutable_node(), g, where);
+    functions_.emplace_back(&fp, &f);
+  }
+
+  void DeclareNodes(google::protobuf::RepeatedPtrField<onnx::NodeProto>& nodes, Graph& g, const std::string& where) {
     int64_t order = 0;
-    for (auto& np : *gp.mutable_node()) {
+    for (auto& np : nodes) {
       std::vector<std::string> outs(np.output().begin(), np.output().end());
       for (const auto& o : outs) {
         if (o.empty()) continue;
@@ -125,9 +147,23 @@ class Importer {
   void FinishAll(onnx::GraphProto& top) {
     Finish(top, model_.graph());
     for (auto& [gp, g] : subgraphs_) Finish(*gp, *g);
+    for (auto& [fp, f] : functions_) {
+      Graph& g = f->body();
+      for (const auto& out : fp->output()) {
+        Value* v = g.FindValue(out);
+        if (v == nullptr)
+          throw ModelError(name_ + ": " + Where(g) + ": output '" + out + "' is not produced by any node or input");
+        g.AppendOutput(v);
+      }
+    }
   }
 
   // Each graph must be acyclic (subgraph reads of outer values count as edges of the node holding them).
+  void CheckAcyclicAll() {
+    CheckAcyclic(model_.graph());
+    for (auto& [fp, f] : functions_) CheckAcyclic(f->body());
+  }
+
   void CheckAcyclic(const Graph& g) {
     TopologicalOrderOrThrow(g, name_ + ": " + Where(g));
     for (const auto& n : g.nodes())
@@ -141,6 +177,7 @@ class Importer {
 
  private:
   std::string Where(const Graph& g) const {
+    if (const Function* f = g.function()) return "function '" + f->domain() + "." + f->name() + "'";
     if (g.owner_node() == nullptr) return "graph '" + g.name() + "'";
     const Node* owner = g.owner_node();
     return "subgraph '" + g.name() + "' of node '" + owner->name() + "' (" + owner->op_type() + ")";
@@ -198,7 +235,61 @@ class Importer {
   ExternalDataReader* ext_;
   std::vector<Pending> pending_;
   std::vector<std::pair<onnx::GraphProto*, Graph*>> subgraphs_;
+  std::vector<std::pair<onnx::FunctionProto*, Function*>> functions_;
 };
+
+// A function's signature and imports; its fields this ONNX does not know are kept as bytes.
+Function* ImportFunctionHeader(Model& m, const onnx::FunctionProto& fp, const std::string& name) {
+  if (fp.name().empty()) throw ModelError(name + ": a model-local function has no name");
+  if (m.FindFunction(fp.domain(), fp.name()))
+    throw ModelError(name + ": function '" + fp.domain() + "." + fp.name() + "' is defined twice");
+  Function* f = m.AddFunction(fp.domain(), fp.name());
+  f->SetAttributeNames(std::vector<std::string>(fp.attribute().begin(), fp.attribute().end()));
+  std::vector<OpsetImport> imports;
+  for (const auto& o : fp.opset_import()) imports.push_back({o.domain(), o.version()});
+  f->SetOpsetImports(std::move(imports));
+  f->doc_string = fp.doc_string();
+  onnx::FunctionProto rest(fp);
+  rest.clear_name();
+  rest.clear_domain();
+  rest.clear_input();
+  rest.clear_output();
+  rest.clear_attribute();
+  rest.clear_node();
+  rest.clear_doc_string();
+  rest.clear_opset_import();
+  f->unknown_fields = rest.SerializeAsString();
+  return f;
+}
+
+// Annotations written by an earlier export (metadata_props[KILN_ANNOTATIONS_METADATA_KEY]) go back on their nodes
+// and values; an entry that does not parse stays a plain metadata entry.
+void ImportAnnotations(Model& m) {
+  auto it = std::find_if(m.metadata_props.begin(), m.metadata_props.end(),
+                         [](const auto& kv) { return kv.first == kAnnotationsMetadataKey; });
+  if (it == m.metadata_props.end()) return;
+  nlohmann::json j = nlohmann::json::parse(it->second, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object()) return;
+  std::unordered_map<std::string, Node*> nodes;
+  std::unordered_map<std::string, Value*> values;
+  ForEachGraphIn(m.graph(), [&](const Graph& g) {
+    for (const auto& n : g.nodes())
+      if (!n->name().empty()) nodes.emplace(n->name(), n.get());
+    for (Value* v : g.values()) values.emplace(v->name(), v);
+  });
+  auto apply = [](const nlohmann::json& section, auto& by_name) {
+    if (!section.is_object()) return;
+    for (const auto& [name, entries] : section.items()) {
+      auto target = by_name.find(name);
+      if (target == by_name.end() || !entries.is_object()) continue;
+      for (const auto& [k, v] : entries.items())
+        if (v.is_string()) target->second->SetAnnotation(k, v.template get<std::string>());
+    }
+  };
+  if (j.contains("nodes")) apply(j["nodes"], nodes);
+  if (j.contains("values")) apply(j["values"], values);
+  m.metadata_props.erase(it);
+}
 
 std::string ReadWholeFile(const std::string& path) {
   namespace fs = std::filesystem;
@@ -243,16 +334,17 @@ std::unique_ptr<Model> ImportModel(onnx::ModelProto&& proto, const std::string& 
   if (proto.has_doc_string()) model->doc_string = proto.doc_string();
   if (proto.has_model_version()) model->model_version = proto.model_version();
   for (const auto& kv : proto.metadata_props()) model->metadata_props.emplace_back(kv.key(), kv.value());
-  for (const auto& f : proto.functions()) model->functions.push_back(f.SerializeAsString());
   for (const auto& t : proto.training_info()) model->training_info.push_back(t.SerializeAsString());
 
   ExternalDataReader ext(name, base_dir);
   Importer imp(*model, name, &ext);
   imp.Declare(*proto.mutable_graph(), model->graph());
+  for (auto& fp : *proto.mutable_functions()) imp.DeclareFunction(fp, *ImportFunctionHeader(*model, fp, name));
   imp.DeclareSubgraphs();
   imp.Resolve();
   imp.FinishAll(*proto.mutable_graph());
-  imp.CheckAcyclic(model->graph());
+  imp.CheckAcyclicAll();
+  ImportAnnotations(*model);
   model->insertion_order = std::numeric_limits<int64_t>::max() / 2;
   return model;
 }

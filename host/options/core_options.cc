@@ -22,24 +22,6 @@ void RegisterCoreOptions(OptionRegistry& registry) {
                    .Places(not_in_pipeline)
                    .Help("Optimisation level: chooses the pipeline (configs/pipelines/Ox.yaml) and which options are "
                          "active. O0 runs no optimisation. A pipeline file states its level with its `level:` key."));
-  registry.Add(OptionDef::Bool(std::string(kConstantFoldingOption))
-                   .ActiveFrom(OptLevel::kO1)
-                   .Default("true")
-                   .Help("Constant folding and its family (dimension computation, empty-constant replacement, "
-                         "potential constants). With it off, Shape/Size/Rank nodes stay in the graph."));
-  registry.Add(OptionDef::Bool(std::string(kDeadCodeEliminationOption))
-                   .ActiveFrom(OptLevel::kO1)
-                   .Default("true")
-                   .Help("Remove nodes whose outputs reach no graph output."));
-  registry.Add(OptionDef::Bool(std::string(kCommonSubexpressionEliminationOption))
-                   .ActiveFrom(OptLevel::kO1)
-                   .Default("true")
-                   .Help("Merge identical nodes and identical constants."));
-  registry.Add(OptionDef::Enum(std::string(kMemoryPolicyOption), {"Balanced", "MemoryPriority"})
-                   .ActiveFrom(OptLevel::kO1)
-                   .Default("Balanced")
-                   .Help("MemoryPriority: do not fold a node when an input constant has more than 8 elements and "
-                         "more than one consumer (the fold would duplicate it)."));
   registry.Add(OptionDef::List(std::string(kOptimizationSwitchOption))
                    .Default("")
                    .Check(
@@ -55,6 +37,49 @@ void RegisterCoreOptions(OptionRegistry& registry) {
   registry.Add(OptionDef::List(std::string(kDisableOptimizationsOption))
                    .Default("")
                    .Help("Pass names, separated by ',' or ';', that never run; wins over every switch."));
+  registry.Add(OptionDef::String(std::string(kTargetOption))
+                   .Default("")
+                   .Help("The hardware target passes ask for engines and costs, by the name a plugin registered it "
+                         "under (`kiln targets` lists them); empty: none. `kiln compile --target NAME`, pipeline key "
+                         "`target:`. An unknown name stops the compile, listing the known ones."));
+}
+
+namespace {
+
+constexpr OptionAlias kAliases[] = {
+    {kOptLevelOption, "-O", "", "LEVEL", false, false,
+     "The optimisation level, 0..3 or O0..O3 (oo.level): `-O3` is --oo.level=O3", "O"},
+    {kTargetOption, "--target", "target", "NAME", false, false,
+     "The hardware target to compile for (oo.target): passes ask it for engines and costs; `kiln targets` lists "
+     "them"},
+    {"fusion.packs", "--fusion-pack", "fusion_packs", "FILE", true, true,
+     "A fusion rule pack (YAML) to load besides the shipped ones (appended to fusion.packs; repeatable)"},
+    {"fusion.report", "--fusion-report", "", "FILE", false, true,
+     "Write every fusion candidate and its decision to this text file (fusion.report)"},
+};
+
+}  // namespace
+
+std::span<const OptionAlias> OptionAliases() { return kAliases; }
+
+const OptionAlias* FindPipelineAlias(std::string_view key) {
+  for (const OptionAlias& a : kAliases)
+    if (!a.pipeline_key.empty() && a.pipeline_key == key) return &a;
+  return nullptr;
+}
+
+std::string AliasPath(std::string_view value, const std::filesystem::path& base) {
+  std::filesystem::path p{std::string(value)};
+  if (p.is_relative()) p = base / p;
+  return p.lexically_normal().string();
+}
+
+std::string ApplyAliasValues(const OptionAlias& alias, std::string_view existing,
+                             const std::vector<std::string>& values) {
+  if (!alias.appends) return values.empty() ? std::string(existing) : values.back();
+  std::string text(TrimSpaces(existing));
+  for (const std::string& v : values) text += (text.empty() ? "" : ";") + v;
+  return text;
 }
 
 }  // namespace kiln

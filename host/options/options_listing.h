@@ -16,7 +16,7 @@ namespace kiln {
 nlohmann::json OptionsToJson(const OptionRegistry& registry, std::optional<OptLevel> level = std::nullopt);
 
 // The same as an aligned text table, one block per option:
-//   oo.constantFolding  bool  O1+  default O1..O3: true   [cli session graph pipeline]  (host)
+//   oo.constantFolding  bool  O1+  default O1..O3: true   [cli session graph pipeline]  (folding)
 //       allowed: true, false
 //       Constant folding and its family ...
 std::string OptionsToTable(const OptionRegistry& registry, std::optional<OptLevel> level = std::nullopt);

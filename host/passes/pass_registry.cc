@@ -34,6 +34,11 @@ std::vector<std::string> PassRegistry::PassNames() const {
   return out;
 }
 
+bool PassRegistry::IsGraphPass(std::string_view name) const {
+  const PassInfo* p = Find(name);
+  return p != nullptr && p->kind == PassInfo::Kind::kGraph;
+}
+
 std::string PassRegistry::SwitchOptionOf(std::string_view pass) const {
   const PassInfo* p = Find(pass);
   return p ? p->switch_option : std::string();

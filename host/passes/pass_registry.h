@@ -62,6 +62,7 @@ class PassRegistry : public PassCatalog {
   // PassCatalog
   bool HasPass(std::string_view name) const override { return Find(name) != nullptr; }
   std::vector<std::string> PassNames() const override;
+  bool IsGraphPass(std::string_view name) const override;
   std::string SwitchOptionOf(std::string_view pass) const override;
   std::string CheckArg(std::string_view pass, std::string_view key, std::string_view value) const override;
 

@@ -1,11 +1,14 @@
-// Loading pipeline files: YAML parsing, `extends` with cycle detection, the top-level keys (level, plugins,
-// options, stages) and their validation; see pipeline_loader.h. Stage edits live in stage_reading.cc.
+// Loading pipeline files: YAML parsing, `extends` (a level or a path) with cycle detection, the top-level keys
+// (level, plugins, options, stages, and the option aliases of core_options.h: target, fusion_packs) and their
+// validation; see pipeline_loader.h. Stage edits live in stage_reading.cc.
 #include "pipeline/pipeline_loader.h"
 
 #include <fstream>
 #include <sstream>
 
+#include "options/core_options.h"
 #include "options/nearest_name.h"
+#include "pipeline/shipped_pipelines.h"
 #include "pipeline/stage_reading.h"
 #include "pipeline/yaml_reading.h"
 #include "support/error.h"
@@ -32,12 +35,21 @@ const PipelineStage* Pipeline::FindStage(std::string_view name) const {
 }
 
 std::vector<std::string> DefaultStageNames() {
-  return {"Prepare", "OptimizeStage1", "OptimizeStage2", "BeforeAutofuse"};
+  return {"Prepare", "OptimizeStage1", "OptimizeStage2", "BeforeAutofuse", "Autofuse", "AfterAutofuse", "Build"};
 }
 
 namespace {
 
-const std::vector<std::string> kTopKeys = {"level", "description", "extends", "plugins", "options", "stages"};
+// The keys of a pipeline: its own, then the option aliases' (core_options.h).
+const std::vector<std::string>& TopKeys() {
+  static const std::vector<std::string> keys = [] {
+    std::vector<std::string> k = {"level", "description", "extends", "plugins", "options", "stages"};
+    for (const OptionAlias& a : OptionAliases())
+      if (!a.pipeline_key.empty()) k.emplace_back(a.pipeline_key);
+    return k;
+  }();
+  return keys;
+}
 
 // One file on the extends chain: what it is called in messages and its identity for cycle detection.
 struct ChainEntry {
@@ -78,16 +90,18 @@ class PipelineReader {
     const SourcePos start{display, 1, 1};
     if (!root.IsMap()) {
       FailAt(PosOf(ctx, root, start),
-             "expected a pipeline (a mapping with keys " + JoinNames(kTopKeys) + "), got " + KindName(root));
+             "expected a pipeline (a mapping with keys " + JoinNames(TopKeys()) + "), got " + KindName(root));
     }
-    CheckKeys(ctx, root, kTopKeys, "a pipeline");
+    CheckKeys(ctx, root, TopKeys(), "a pipeline");
 
     std::string parent_file;
     bool has_level = false;
     if (const YAML::Node extends = root["extends"]) {
       SourcePos pos = PosOf(ctx, extends, KeyPos(ctx, root, "extends"));
-      std::string target = ReadScalar(ctx, extends, "a path to the pipeline file this one extends", pos);
-      std::filesystem::path parent_path = (base_dir / target).lexically_normal();
+      std::string target =
+          ReadScalar(ctx, extends, "a level (O0, O1, O2, O3) or the path of the pipeline file this one extends", pos);
+      std::filesystem::path parent_path = ExtendsTargetFile(target, base_dir, options_.shipped_dir);
+      CheckExtendsTarget(target, parent_path, pos);
       CheckCycle(parent_path, pos);
       std::vector<std::string> own_warnings = std::move(pipeline.warnings);
       pipeline = ReadFile(parent_path, &pos);
@@ -111,6 +125,12 @@ class PipelineReader {
     }
     if (const YAML::Node plugins = root["plugins"]) ReadPlugins(ctx, plugins, KeyPos(ctx, root, "plugins"), pipeline);
     if (const YAML::Node options = root["options"]) ReadOptions(ctx, options, KeyPos(ctx, root, "options"), pipeline);
+    for (const OptionAlias& alias : OptionAliases()) {
+      if (alias.pipeline_key.empty()) continue;
+      const std::string key(alias.pipeline_key);
+      if (const YAML::Node value = root[key])
+        ReadAlias(ctx, alias, root, value, KeyPos(ctx, root, key), base_dir, pipeline);
+    }
     if (const YAML::Node stages = root["stages"]) {
       ReadStages(ctx, stages, KeyPos(ctx, root, "stages"), parent_file, pipeline.stages);
     }
@@ -130,6 +150,20 @@ class PipelineReader {
   }
 
  private:
+  // A level names a shipped file that must be there; a path must name an existing file.
+  static void CheckExtendsTarget(const std::string& target, const std::filesystem::path& file, const SourcePos& pos) {
+    std::error_code ec;
+    if (std::filesystem::is_regular_file(file, ec)) return;
+    if (std::optional<OptLevel> level = ParseOptLevel(target)) {
+      FailAt(pos, "extends: " + target + " is the shipped " + std::string(OptLevelName(*level)) +
+                      " pipeline, but there is no file '" + file.string() +
+                      "' (is Kiln installed? KILN_CONFIG_DIR names the folder that holds pipelines/)");
+    }
+    FailAt(pos, "extends: '" + target + "' is neither a level (O0, O1, O2, O3) nor an existing pipeline file ('" +
+                    file.string() + "' " + (std::filesystem::exists(file, ec) ? "is not a file" : "does not exist") +
+                    ")");
+  }
+
   void CheckCycle(const std::filesystem::path& parent_path, const SourcePos& pos) {
     std::error_code ignored;
     std::filesystem::path identity = std::filesystem::weakly_canonical(parent_path, ignored);
@@ -168,7 +202,10 @@ class PipelineReader {
       const std::string name = it->first.Scalar();
       SourcePos name_pos = PosOf(ctx, it->first, pos);
       const OptionDef* def = registry_.Find(name);
-      if (!def) FailAt(name_pos, registry_.UnknownOptionMessage(name));
+      if (!def) {
+        FailAt(name_pos, options_.unknown_option_message ? options_.unknown_option_message(name)
+                                                         : registry_.UnknownOptionMessage(name));
+      }
       if (!AllowsPlace(def->places, OptionPlace::kPipeline)) {
         FailAt(name_pos, "option " + name + " may not be set in a pipeline file (it may be set in: " +
                              JoinNames(OptionPlaceNames(def->places)) + ")");
@@ -188,6 +225,50 @@ class PipelineReader {
       } catch (const Error& e) {
         FailAt(value_pos, e.what());
       }
+    }
+    pipeline.options.Merge(own);
+  }
+
+  // A top-level alias key (`target: NAME`, `fusion_packs: [FILE, ...]`): sets, or appends to, its option among the
+  // pipeline's defaults, as `options:` would; paths are taken from the pipeline file's folder.
+  void ReadAlias(const YamlFileContext& ctx, const OptionAlias& alias, const YAML::Node& root, const YAML::Node& node,
+                 const SourcePos& key_pos, const std::filesystem::path& base_dir, Pipeline& pipeline) {
+    if (node.IsNull()) return;
+    const std::string key(alias.pipeline_key), option(alias.option);
+    SourcePos pos = PosOf(ctx, node, key_pos);
+    const OptionDef* def = registry_.Find(option);
+    if (!def) {
+      FailAt(key_pos, key + ": stands for option " + option + ", but " +
+                          (options_.unknown_option_message ? options_.unknown_option_message(option)
+                                                           : registry_.UnknownOptionMessage(option)));
+    }
+    const std::string what = alias.paths ? "a path" : "a value for option " + option + " (" + def->AllowedText() + ")";
+    std::vector<std::pair<std::string, SourcePos>> items;
+    if (node.IsSequence()) {
+      if (!alias.appends) FailAt(pos, "expected '" + key + "' to be " + what + ", got a sequence");
+      for (const YAML::Node& item : node) {
+        SourcePos item_pos = PosOf(ctx, item, pos);
+        items.emplace_back(ReadScalar(ctx, item, what, item_pos), item_pos);
+      }
+    } else {
+      items.emplace_back(ReadScalar(ctx, node, what + (alias.appends ? " or a sequence of them" : ""), pos), pos);
+    }
+    std::vector<std::string> values;
+    for (auto& [value, item_pos] : items) {
+      if (TrimSpaces(value).empty()) FailAt(item_pos, "expected " + what + " in '" + key + "', got an empty string");
+      std::error_code ec;
+      values.push_back(alias.paths ? AliasPath(value, std::filesystem::absolute(base_dir, ec)) : value);
+    }
+    const YAML::Node own_options = root["options"];
+    if (!alias.appends && own_options && own_options.IsMap() && own_options[option])
+      FailAt(key_pos, "'" + key + "' and 'options: " + option + "' both set option " + option + "; keep one");
+    const OptionSetting* existing = pipeline.options.Find(option);
+    std::string text = ApplyAliasValues(alias, existing ? FormatOptionValue(existing->value) : "", values);
+    OptionLayer own(OptionPlace::kPipeline);
+    try {
+      own.Set(registry_, option, text, key_pos.ToString());
+    } catch (const Error& e) {
+      FailAt(pos, key + ": " + e.what());
     }
     pipeline.options.Merge(own);
   }

@@ -12,6 +12,7 @@
 
 #include "ir/graph.h"
 #include "ir/model.h"
+#include "ir/topo_order.h"
 #include "support/error.h"
 #include "support/logging.h"
 
@@ -68,6 +69,12 @@ KilnHostApi BuildTable() {
   FillKernelSlots(api);
   FillPassSlots(api);
   FillSchemaSlots(api);
+  FillModelSlots(api);
+  FillFunctionSlots(api);
+  FillBuildingSlots(api);
+  FillAnnotationSlots(api);
+  FillAnalysisSlots(api);
+  FillTargetSlots(api);
   return api;
 }
 
@@ -100,6 +107,7 @@ const char* StatusCodeName(KilnStatusCode code) {
     case KILN_STATUS_ABI_MISMATCH: return "ABI_MISMATCH";
     case KILN_STATUS_OUT_OF_MEMORY: return "OUT_OF_MEMORY";
     case KILN_STATUS_INTERNAL: return "INTERNAL";
+    case KILN_STATUS_CONFIG_ERROR: return "CONFIG_ERROR";
     default: return "UNKNOWN";
   }
 }
@@ -215,6 +223,14 @@ void CallFrame::Finish() {
     }
   }
   released_.clear();
+  for (Graph* g : acyclic_checks_) {
+    TopoResult topo = TopologicalOrder(*g);
+    if (!topo.cycle_nodes.empty())
+      throw InternalError("outlining with KILN_OUTLINE_ASSUME_CONVEX made graph '" + g->name() +
+                          "' cyclic through node '" + topo.cycle_nodes.front()->name() + "' (" +
+                          topo.cycle_nodes.front()->op_type() + "): the groups were not convex together");
+  }
+  acyclic_checks_.clear();
 }
 
 // ---- validation helpers

@@ -11,6 +11,7 @@
 
 #include <kiln/kiln_plugin.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -27,8 +28,10 @@ struct KilnStatus {
 
 namespace kiln {
 
+class Function;
 class Graph;
 class KernelRegistry;
+class Model;
 class Node;
 class Value;
 struct Attribute;
@@ -49,6 +52,10 @@ inline Graph* FromKiln(KilnGraph* g) { return reinterpret_cast<Graph*>(g); }
 inline Node* FromKiln(KilnNode* n) { return reinterpret_cast<Node*>(n); }
 inline Value* FromKiln(KilnValue* v) { return reinterpret_cast<Value*>(v); }
 inline const Attribute* FromKiln(const KilnAttribute* a) { return reinterpret_cast<const Attribute*>(a); }
+inline KilnModel* ToKiln(Model* m) { return reinterpret_cast<KilnModel*>(m); }
+inline Model* FromKiln(KilnModel* m) { return reinterpret_cast<Model*>(m); }
+inline KilnFunction* ToKiln(Function* f) { return reinterpret_cast<KilnFunction*>(f); }
+inline Function* FromKiln(KilnFunction* f) { return reinterpret_cast<Function*>(f); }
 
 // ---- statuses
 KilnStatus* MakeStatus(KilnStatusCode code, std::string message);
@@ -88,9 +95,11 @@ R GuardedValue(R fallback, F&& f) noexcept {
 }
 
 // What slots need beyond the graph: the kernels node_compute runs through.
+class PluginSet;
 struct HostServices {
   const KernelRegistry* kernels = nullptr;          // plugin kernels first, then the built-ins
   const KernelRegistry* builtin_kernels = nullptr;  // the built-ins alone (KILN_COMPUTE_BUILTIN_ONLY)
+  const PluginSet* plugins = nullptr;               // what is loaded (fusion_rule_pack_*)
 };
 
 // A STRING tensor a plugin is filling (graph_create_constant, kernel outputs): tensor_set_string writes here.
@@ -132,7 +141,12 @@ class CallFrame {
   void DeferStringConstant(Value* v, StringTensorFill* fill) { string_constants_.push_back({v, fill}); }
   // Values a deleted node read: constants among them left without uses go when the callback succeeds.
   void NoteReleased(Value* v) { released_.push_back(v); }
-  // The pass callback succeeded: write deferred string constants, remove constants left without uses.
+  // A graph outlined with KILN_OUTLINE_ASSUME_CONVEX: checked for cycles when the callback returns.
+  void CheckAcyclicAtEnd(Graph* g) {
+    if (std::find(acyclic_checks_.begin(), acyclic_checks_.end(), g) == acyclic_checks_.end()) acyclic_checks_.push_back(g);
+  }
+  // The pass callback succeeded: write deferred string constants, remove constants left without uses, check the
+  // graphs named by CheckAcyclicAtEnd (throws InternalError naming a node on a cycle, failing the callback).
   void Finish();
 
  private:
@@ -142,6 +156,7 @@ class CallFrame {
   std::map<const KilnTensorView*, StringTensorFill*> fills_;
   std::vector<std::pair<Value*, StringTensorFill*>> string_constants_;
   std::vector<Value*> released_;
+  std::vector<Graph*> acyclic_checks_;
 };
 
 // ---- slot groups, each filling its part of the table (host_api_*.cc)
@@ -152,6 +167,15 @@ void FillKernelSlots(KilnHostApi& api);
 void FillSchemaSlots(KilnHostApi& api);
 void FillRegistrationSlots(KilnHostApi& api);
 void FillPassSlots(KilnHostApi& api);
+// ABI 1.2
+void FillModelSlots(KilnHostApi& api);       // host_api_model.cc: the model, opsets, metadata, node ids
+void FillFunctionSlots(KilnHostApi& api);    // host_api_functions.cc: functions, outline, inline
+void FillBuildingSlots(KilnHostApi& api);    // host_api_building.cc: initializers, graph inputs/outputs, renames,
+                                             // GRAPH/GRAPHS/TENSORS and reference attributes
+void FillAnnotationSlots(KilnHostApi& api);  // host_api_annotations.cc
+void FillAnalysisSlots(KilnHostApi& api);    // host_api_analysis.cc: topological order, dominators, reachability
+// ABI 1.3
+void FillTargetSlots(KilnHostApi& api);      // host_api_target.cc: the active target's engines and costs
 
 // Validation helpers shared by the slots.
 bool ValidElemType(int32_t elem_type);

@@ -71,13 +71,30 @@ KilnNode* ValueProducer(KilnValue* v, size_t* out_index) {
   return ToKiln(FromKiln(v)->producer());
 }
 
+// Whether the first `n` uses of v are all by nodes of v's own graph (then use i is consumer i, with no list built).
+bool HomeUses(const Value& v, size_t n) {
+  const auto& uses = v.uses();
+  for (size_t i = 0; i < n && i < uses.size(); ++i)
+    if (uses[i].node->graph() != v.graph()) return false;
+  return true;
+}
+
 size_t ValueConsumerCount(KilnValue* v) {
-  return GuardedValue<size_t>(0, [&] { return v ? ConsumersOf(*FromKiln(v)).size() : size_t{0}; });
+  return GuardedValue<size_t>(0, [&] {
+    if (!v) return size_t{0};
+    const Value& value = *FromKiln(v);
+    return HomeUses(value, value.uses().size()) ? value.uses().size() : ConsumersOf(value).size();
+  });
 }
 
 KilnNode* ValueConsumer(KilnValue* v, size_t index, size_t* out_input_index) {
   return GuardedValue<KilnNode*>(nullptr, [&]() -> KilnNode* {
     if (!v) return nullptr;
+    const Value& value = *FromKiln(v);
+    if (index < value.uses().size() && HomeUses(value, index + 1)) {
+      if (out_input_index) *out_input_index = value.uses()[index].slot;
+      return ToKiln(value.uses()[index].node);
+    }
     std::vector<ConsumerSlot> uses = ConsumersOf(*FromKiln(v));
     if (index >= uses.size()) return nullptr;
     if (out_input_index) *out_input_index = uses[index].input_index;

@@ -9,13 +9,11 @@
 #include "ir/graph.h"
 #include "ir/model.h"
 #include "kernels/runtime_value.h"
+#include "driver/rewrite_helpers.h"
 #include "plugin/host_api.h"
 #include "plugin/host_api_values.h"
 
-#if __has_include("shape/shape_inference.h")
 #include "shape/shape_inference.h"
-#define KILN_HAS_SHAPE_INFERENCE 1
-#endif
 
 namespace kiln::plugin {
 
@@ -47,15 +45,17 @@ void CheckVisible(const Graph& g, const Value& v) {
     throw std::invalid_argument("value '" + v.name() + "' is not visible in graph '" + g.name() + "'");
 }
 
-// A custom domain a new node uses is imported at the version its schema registered (1 when none did).
-void ImportDomain(Model& m, const std::string& domain) {
-  if (domain.empty() || domain == "ai.onnx" || m.OpsetVersion(domain)) return;
-  int64_t version = 1;
-  const auto& ranges = onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map();
-  if (auto it = ranges.find(domain); it != ranges.end()) version = it->second.second;
-  m.opset_imports.push_back({domain, version});
-  Journal& j = m.journal();
-  if (j.active()) j.Record([&m] { m.opset_imports.pop_back(); });
+// A custom domain a new node uses is imported at the version its schema registered (1 when none did). In a
+// function body the function imports the node's domain too, at the model's version.
+void ImportDomain(Graph& g, const std::string& domain) {
+  Model& m = *g.model();
+  if (!domain.empty() && domain != "ai.onnx" && !m.OpsetVersion(domain)) {
+    int64_t version = 1;
+    const auto& ranges = onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map();
+    if (auto it = ranges.find(domain); it != ranges.end()) version = it->second.second;
+    m.EnsureOpset(domain, version);
+  }
+  if (Function* f = g.root()->function()) f->EnsureOpset(domain, m.OpsetVersion(domain).value_or(1));
 }
 
 KilnStatus* SetTensorType(KilnValue* v, int32_t elem_type, int64_t rank, const int64_t* dims,
@@ -78,7 +78,7 @@ KilnStatus* CreateNode(KilnGraph* g, const char* op_type, const char* domain, co
       CheckVisible(graph, *ins[i]);
     }
     std::string dom = domain ? domain : "";
-    ImportDomain(*graph.model(), dom);
+    ImportDomain(graph, dom);
     *out_node = ToKiln(graph.AddNode(op_type, std::move(ins), output_count, name ? name : "", dom));
   });
 }
@@ -182,9 +182,9 @@ KilnStatus* ReplaceAllUses(KilnValue* old_value, KilnValue* new_value) {
       if (!to.uses().empty()) g.ReplaceAllUsesWith(&to, &from);
       return;
     }
-    // TODO(ir): keep the output's name in the other cases once the IR can rename a value; until then a graph
-    // output that moves takes the replacement's name.
-    g.ReplaceAllUsesWith(&from, &to);
+    // Otherwise the replacement takes the output's name when it can (Graph::ReplaceValue); a graph output moved
+    // onto an outer value or another graph's takes that value's name.
+    g.ReplaceValue(&from, &to);
   });
 }
 
@@ -221,15 +221,10 @@ KilnStatus* NodeIsolateAndDelete(KilnNode* n, const int64_t* io_map, size_t map_
         throw std::invalid_argument("io_map[" + std::to_string(k) + "] names no present input");
       CheckOutputMove(*out, *in);
     }
-    Graph& g = *node.graph();
-    for (size_t k = 0; k < map_size; ++k) {
-      Value* out = node.output(k);
-      if (out && out->has_uses()) g.ReplaceAllUsesWith(out, node.input(static_cast<size_t>(io_map[k])));
-    }
+    std::vector<int> map(io_map, io_map + map_size);
     CallFrame& frame = CallFrame::Current();
-    for (Value* in : node.inputs())
-      if (in) frame.NoteReleased(in);
-    g.RemoveNode(&node);
+    for (Value* in : IsolateAndRemoveNode(node, map))
+      if (in) frame.NoteReleased(in);  // constants left unused go when the pass call ends
   });
 }
 
@@ -239,13 +234,7 @@ KilnStatus* InferShapesSlot(KilnGraph* g, KilnNode* n) {
   return Guarded([&] {
     Graph& graph = LiveGraph(g);
     if (n) LiveNode(n);
-#ifdef KILN_HAS_SHAPE_INFERENCE
     InferShapes(*graph.model());
-#else
-    // TODO(shape): run host/shape's inference once it exists (it is picked up automatically by __has_include).
-    (void)graph;
-    throw SlotError(KILN_STATUS_UNSUPPORTED, "this Kiln host has no shape inference yet");
-#endif
   });
 }
 

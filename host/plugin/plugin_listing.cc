@@ -33,7 +33,8 @@ nlohmann::json PluginsToJson(const PluginSet& set) {
     j["fusion_rules"] = nlohmann::json::array();
     for (const FusionRulePack& pack : p->fusion_rules)
       j["fusion_rules"].push_back({{"name", pack.name}, {"source", pack.source_name}, {"bytes", pack.yaml.size()}});
-    j["targets"] = p->targets;
+    j["targets"] = nlohmann::json::array();
+    for (const auto& t : p->targets) j["targets"].push_back(t->name);
     out["plugins"].push_back(std::move(j));
   }
   out["skipped"] = nlohmann::json::array();
@@ -66,6 +67,59 @@ std::string PluginsToText(const PluginSet& set) {
   if (dirs.empty()) out += " (none)";
   for (const auto& dir : dirs) out += " " + dir.string();
   out += "\n";
+  return out;
+}
+
+nlohmann::json TargetsToJson(const PluginSet& set) {
+  nlohmann::json out = {{"targets", nlohmann::json::array()}, {"shadowed", nlohmann::json::array()}};
+  for (const auto& t : set.Targets()) {
+    nlohmann::json details = nullptr;
+    if (!t->details_json.empty()) details = nlohmann::json::parse(t->details_json, nullptr, false);  // checked
+    out["targets"].push_back({{"name", t->name},
+                              {"plugin", t->plugin},
+                              {"file", t->file},
+                              {"plugin_abi", AbiVersionText(t->plugin_abi)},
+                              {"usable", !t->bare},
+                              {"description", t->description},
+                              {"engines", t->engines},
+                              {"formats", t->formats},
+                              {"details", details}});
+  }
+  for (const auto& p : set.plugins())
+    for (const Registration& r : p->registrations)
+      if (r.kind == Registration::Kind::kTarget && !r.shadowed_by.empty())
+        out["shadowed"].push_back({{"name", r.name}, {"plugin", p->name}, {"kept_from", r.shadowed_by}});
+  return out;
+}
+
+std::string TargetsToText(const PluginSet& set) {
+  auto join = [](const std::vector<std::string>& items) {
+    std::string s;
+    for (const std::string& i : items) s += (s.empty() ? "" : ", ") + i;
+    return s.empty() ? std::string("(none listed)") : s;
+  };
+  std::string out;
+  auto targets = set.Targets();
+  if (targets.empty()) {
+    std::string loaded;
+    for (const auto& p : set.plugins()) loaded += (loaded.empty() ? "" : ", ") + p->name;
+    out += "no targets registered (loaded plugins: " + (loaded.empty() ? std::string("none") : loaded) + ")\n";
+  }
+  for (const auto& t : targets) {
+    out += t->name + "  (plugin " + t->plugin + ", ABI " + AbiVersionText(t->plugin_abi) + ")  " + t->file + "\n";
+    if (t->bare) {
+      out += "    registered by name only (before ABI 1.3): no engines or cost model, cannot be --target\n";
+      continue;
+    }
+    if (!t->description.empty()) out += "    " + t->description + "\n";
+    out += "    engines: " + join(t->engines) + "\n";
+    out += "    formats: " + join(t->formats) + "\n";
+  }
+  for (const auto& p : set.plugins())
+    for (const Registration& r : p->registrations)
+      if (r.kind == Registration::Kind::kTarget && !r.shadowed_by.empty())
+        out += "shadowed: target " + r.name + " of plugin " + p->name + " (" + r.shadowed_by +
+               "'s is kept: first wins)\n";
   return out;
 }
 

@@ -13,7 +13,8 @@ namespace kiln::plugin {
 
 // {"host_abi": "1.1", "search_path": [...],
 //  "plugins": [{"name", "version", "abi_version", "negotiated_abi", "file", "origin", "description",
-//               "registered": [{"kind", "name", "detail", "shadowed_by"?}], "fusion_rules": [...], "targets": [...]}],
+//               "registered": [{"kind", "name", "detail", "shadowed_by"?}], "fusion_rules": [...],
+//               "targets": [names]}],
 //  "shadowed": [{"kind", "name", "plugin", "kept_from"}], "skipped": [{"file", "origin", "reason"}]}
 nlohmann::json PluginsToJson(const PluginSet& plugins);
 
@@ -23,5 +24,19 @@ nlohmann::json PluginsToJson(const PluginSet& plugins);
 //       pass         HelloIdentityPass  node pass, switch hello.identityElimination
 //       kernel       hello.Double  opset 1+, float
 std::string PluginsToText(const PluginSet& plugins);
+
+// The data of `kiln targets [--plugin PATH]... [--json]`: every target in effect, in load order.
+// {"targets": [{"name", "plugin", "file", "plugin_abi", "usable", "description", "engines", "formats",
+//               "details": {...} or null}],
+//  "shadowed": [{"name", "plugin", "kept_from"}]}
+// usable is false for a target registered by name only (before ABI 1.3), which cannot be --target.
+nlohmann::json TargetsToJson(const PluginSet& plugins);
+
+// The same as text, one block per target:
+//   test_npu  (plugin test_target, ABI 1.3)  /path/libkiln_test_plugin_target.so
+//       A test NPU with two engines
+//       engines: cube, vector, host
+//       formats: ND, NC1HWC0
+std::string TargetsToText(const PluginSet& plugins);
 
 }  // namespace kiln::plugin

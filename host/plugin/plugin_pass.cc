@@ -36,7 +36,21 @@ void RollbackInModel(Model& m, Journal& j) {
 
 struct CallResult {
   std::string error;                 // empty on success
+  bool config_error = false;         // the plugin failed with KILN_STATUS_CONFIG_ERROR
   std::shared_ptr<Journal> journal;  // the call's changes (rolled back already when it failed)
+};
+
+// Sets Model::preserved_analyses for the life of the scope.
+class PreservedAnalysesScope {
+ public:
+  PreservedAnalysesScope(Model& m, uint32_t bits) : m_(m), outer_(m.preserved_analyses) { m.preserved_analyses = bits; }
+  ~PreservedAnalysesScope() { m_.preserved_analyses = outer_; }
+  PreservedAnalysesScope(const PreservedAnalysesScope&) = delete;
+  PreservedAnalysesScope& operator=(const PreservedAnalysesScope&) = delete;
+
+ private:
+  Model& m_;
+  uint32_t outer_;
 };
 
 // Runs one plugin callback in its own journal and frame.
@@ -47,6 +61,8 @@ CallResult RunCallback(Model& m, const PluginPassDef& def, const std::function<K
   model_journal.Begin();
   CallResult r;
   try {
+    // The pass's preserved analyses hold for its own changes only: the outer value is back before a roll-back.
+    PreservedAnalysesScope preserved(m, def.preserved_analyses);
     CallFrame frame(def.services);
     KilnStatus* status = nullptr;
     try {
@@ -54,8 +70,12 @@ CallResult RunCallback(Model& m, const PluginPassDef& def, const std::function<K
     } catch (...) {
       status = MakeStatus(KILN_STATUS_INTERNAL, "an exception escaped the plugin's callback (it must return a status)");
     }
-    if (status) r.error = TakeStatusText(status);
-    else frame.Finish();
+    if (status) {
+      r.config_error = status->code == KILN_STATUS_CONFIG_ERROR;
+      r.error = TakeStatusText(status);
+    } else {
+      frame.Finish();
+    }
   } catch (const std::exception& e) {
     r.error = std::string("host error after the callback returned: ") + e.what();
   }
@@ -111,6 +131,7 @@ class PluginNodePass final : public NodePass {
     }
     failed_ = true;
     std::string what = Who(*def_) + ": " + r.error;
+    if (r.config_error) throw ConfigError(what);  // the driver stops the compile (exit 3)
     if (done_.empty()) throw PluginError(what + " (the pass sits out the rest of this walk)");
     bool only_mine = t_plugin_changes - first_change_ + 1 == done_.size() && at_start == last_stamp_;
     if (!only_mine)
@@ -141,7 +162,10 @@ class PluginGraphPass final : public GraphPass {
   bool Run(Graph& graph, PassContext& ctx) override {
     KilnPassContext c{&ctx, def_.get(), &args_};
     CallResult r = RunCallback(ctx.model(), *def_, [&] { return def_->run_on_graph(def_->user_data, &c, ToKiln(&graph)); });
-    if (!r.error.empty()) throw PluginError(Who(*def_) + ": " + r.error);
+    if (!r.error.empty()) {
+      if (r.config_error) throw ConfigError(Who(*def_) + ": " + r.error);
+      throw PluginError(Who(*def_) + ": " + r.error);
+    }
     return r.journal->size() > 0;
   }
 

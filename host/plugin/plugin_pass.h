@@ -12,12 +12,17 @@
 // undone, and the message says so. Changes by host passes in between are not tracked; the host's own node passes
 // do not change graphs. A graph pass is one transaction of the driver already.
 //
+// Analyses. While a callback runs, Model::preserved_analyses holds the pass's KilnPassInfo.preserved_analyses (the
+// analyses its changes keep valid, see host/analysis); the previous value comes back when the callback returns,
+// whether it succeeded or not, before a failed call is rolled back.
+//
 // An adapter serves one walk (the Compiler makes new pass objects for each stage and each walk): the earlier
 // calls it undoes must not outlive the walk's garbage collection.
 #pragma once
 
 #include <kiln/kiln_plugin.h>
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -39,6 +44,7 @@ struct PluginPassDef {
   KilnRunOnNodeFn run_on_node = nullptr;
   KilnRunOnGraphFn run_on_graph = nullptr;
   KilnRunOnGraphFn on_finish_graph = nullptr;  // ABI 1.1, node passes only
+  uint32_t preserved_analyses = 0;  // ABI 1.2: KILN_ANALYSIS_* bits, Model::preserved_analyses during its callbacks
   void* user_data = nullptr;
   std::vector<OptionDef> options;  // the pass's own options (short names), defaults parsed
   const HostServices* services = nullptr;

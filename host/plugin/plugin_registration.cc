@@ -6,6 +6,8 @@
 #include <limits>
 #include <stdexcept>
 
+#include <nlohmann/json.hpp>
+
 #include "plugin/plugin_kernel.h"
 #include "support/error.h"
 
@@ -144,6 +146,8 @@ void PendingRegistration::AddPass(const KilnPassInfo* info) {
   if (def->node_pass && KILN_STRUCT_HAS_FIELD(info, KilnPassInfo, on_finish_graph) &&
       plugin_.negotiated_version >= KILN_ABI_VERSION_1_1)
     def->on_finish_graph = info->on_finish_graph;
+  if (KILN_STRUCT_HAS_FIELD(info, KilnPassInfo, preserved_analyses) && plugin_.negotiated_version >= KILN_ABI_VERSION_1_2)
+    def->preserved_analyses = info->preserved_analyses & KILN_ANALYSIS_ALL;
   def->user_data = info->user_data;
   def->services = services_;
   passes_.push_back(def);
@@ -240,11 +244,71 @@ void PendingRegistration::AddTarget(const KilnTargetInfo* info) {
   if (info && info->struct_size >= KILN_STRUCT_SIZE_UNTIL(KilnTargetInfo, name) && info->name)
     what = "target '" + std::string(info->name) + "'";
   CheckSize(info, KILN_TARGET_INFO_SIZE_1_0, "KilnTargetInfo", what);
-  std::string name = Text(info->name);
-  if (name.empty()) throw std::invalid_argument("a target has no name");
-  if (std::find(targets_.begin(), targets_.end(), name) != targets_.end())
-    throw std::invalid_argument(what + " is registered twice by this plugin");
-  targets_.push_back(std::move(name));
+  auto t = std::make_shared<PluginTarget>();
+  t->name = Text(info->name);
+  if (t->name.empty()) throw std::invalid_argument("a target has no name");
+  for (const auto& other : targets_)
+    if (other->name == t->name) throw std::invalid_argument(what + " is registered twice by this plugin");
+  t->plugin = plugin_.name;
+  t->file = plugin_.file;
+  t->plugin_abi = plugin_.negotiated_version;
+  t->services = services_;
+
+  // The 1.3 part: each field only where struct_size covers it, and only from a plugin that speaks 1.3.
+  const bool speaks_1_3 = plugin_.negotiated_version >= KILN_ABI_VERSION_1_3;
+  auto has = [&](size_t until) { return speaks_1_3 && info->struct_size >= until; };
+#define KILN_TARGET_FIELD_(field, fallback) \
+  (has(KILN_STRUCT_SIZE_UNTIL(KilnTargetInfo, field)) ? info->field : (fallback))
+  const char* description = KILN_TARGET_FIELD_(description, nullptr);
+  const char* const* engines = KILN_TARGET_FIELD_(engines, nullptr);
+  const size_t engine_count = KILN_TARGET_FIELD_(engine_count, 0);
+  const char* const* formats = KILN_TARGET_FIELD_(formats, nullptr);
+  const size_t format_count = KILN_TARGET_FIELD_(format_count, 0);
+  const char* details = KILN_TARGET_FIELD_(details_json, nullptr);
+  void* user_data = KILN_TARGET_FIELD_(user_data, nullptr);
+  t->node_engine = KILN_TARGET_FIELD_(node_engine, nullptr);
+  t->estimate = KILN_TARGET_FIELD_(estimate, nullptr);
+  t->sync_cost = KILN_TARGET_FIELD_(sync_cost, nullptr);
+  t->transfer_cost = KILN_TARGET_FIELD_(transfer_cost, nullptr);
+  t->preferred_format = KILN_TARGET_FIELD_(preferred_format, nullptr);
+  KilnDestroyFn destroy = KILN_TARGET_FIELD_(destroy_user_data, nullptr);
+#undef KILN_TARGET_FIELD_
+  const bool any_1_3 = description || engines || engine_count || formats || format_count || details || user_data ||
+                       t->node_engine || t->estimate || t->sync_cost || t->transfer_cost || t->preferred_format ||
+                       destroy;
+  if (any_1_3) {
+    if (!t->node_engine) throw std::invalid_argument(what + " has no node_engine callback");
+    if (!t->estimate) throw std::invalid_argument(what + " has no estimate callback");
+    if (engine_count == 0) throw std::invalid_argument(what + " names no engine (engine_count is 0)");
+    if (!engines) throw std::invalid_argument(what + ": engines is NULL");
+    if (format_count && !formats) throw std::invalid_argument(what + ": formats is NULL");
+    for (size_t i = 0; i < engine_count; ++i) {
+      std::string e = Text(engines[i]);
+      if (e.empty()) throw std::invalid_argument(what + ": engine " + std::to_string(i) + " has no name");
+      if (std::find(t->engines.begin(), t->engines.end(), e) != t->engines.end())
+        throw std::invalid_argument(what + ": engine '" + e + "' is listed twice");
+      t->engines.push_back(std::move(e));
+    }
+    for (size_t i = 0; i < format_count; ++i) {
+      std::string f = Text(formats[i]);
+      if (f.empty()) throw std::invalid_argument(what + ": format " + std::to_string(i) + " has no name");
+      t->formats.push_back(std::move(f));
+    }
+    if (details) {
+      nlohmann::json parsed = nlohmann::json::parse(details, nullptr, false);
+      if (parsed.is_discarded() || !parsed.is_object())
+        throw std::invalid_argument(what + ": details_json is not a JSON object");
+      t->details_json = details;
+    }
+    t->description = Text(description);
+    t->user_data = user_data;
+    t->bare = false;
+  } else {
+    t->node_engine = nullptr;
+    t->estimate = nullptr;
+  }
+  targets_.push_back(std::move(t));
+  Keep(destroy, user_data);
 }
 
 void PendingRegistration::AddOption(const KilnOptionInfo* info) {
@@ -316,9 +380,16 @@ void PendingRegistration::Commit(HostRegistries r) {
     Record(Registration::Kind::kFusionRules, pack.name, detail, first ? "" : it->second);
     if (first) plugin_.fusion_rules.push_back(std::move(pack));
   }
-  for (std::string& target : targets_) {
-    auto [it, first] = r.names.targets.emplace(target, plugin_.name);
-    Record(Registration::Kind::kTarget, target, "", first ? "" : it->second);
+  for (auto& target : targets_) {
+    auto [it, first] = r.names.targets.emplace(target->name, plugin_.name);
+    std::string detail;
+    if (target->bare) {
+      detail = "name only (no engines or cost model: registered as before ABI 1.3)";
+    } else {
+      detail = "engines";
+      for (size_t i = 0; i < target->engines.size(); ++i) detail += (i ? ", " : " ") + target->engines[i];
+    }
+    Record(Registration::Kind::kTarget, target->name, detail, first ? "" : it->second);
     if (first) plugin_.targets.push_back(std::move(target));
   }
 }

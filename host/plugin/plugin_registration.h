@@ -6,6 +6,11 @@
 // Names taken already (by the host or an earlier plugin) follow the first-wins rule: the earlier registration
 // stays in effect and this one is recorded as shadowed in the plugin's record. A pass's switch option that no
 // one registered is created as a bool defaulting to true, owned by the plugin.
+//
+// Targets: KilnTargetInfo's 1.3 fields are read only when its struct_size covers them and the negotiated ABI is
+// 1.3 or newer. When any of them is set, the target must name at least one engine (non-empty, no name twice) and
+// give node_engine and estimate; details_json, when given, must be a JSON object. Otherwise (a 1.0-1.2 plugin, or
+// the 1.3 fields all zero) it registers as a bare name, as before 1.3.
 #pragma once
 
 #include <kiln/kiln_plugin.h>
@@ -80,7 +85,7 @@ class PendingRegistration {
   std::vector<PendingSchema> schemas_;
   std::vector<OptionDef> options_;
   std::vector<FusionRulePack> rule_packs_;
-  std::vector<std::string> targets_;
+  std::vector<std::shared_ptr<PluginTarget>> targets_;
   std::vector<std::pair<KilnDestroyFn, void*>> destroyers_;
   bool committed_ = false;
 };

@@ -9,6 +9,8 @@
 #include <set>
 #include <sstream>
 
+#include "pipeline/shipped_pipelines.h"
+
 namespace kiln::plugin {
 namespace fs = std::filesystem;
 
@@ -89,7 +91,7 @@ void ReadPlugins(const fs::path& file, std::set<fs::path>& seen, std::vector<Plu
   if (!root.IsMap()) return;
   try {
     if (const YAML::Node parent = root["extends"]; parent && parent.IsScalar())
-      ReadPlugins((file.parent_path() / parent.Scalar()).lexically_normal(), seen, out);
+      ReadPlugins(ExtendsTargetFile(parent.Scalar(), file.parent_path()), seen, out);  // a level or a path
     const YAML::Node plugins = root["plugins"];
     if (!plugins || !plugins.IsSequence()) return;
     for (const YAML::Node& item : plugins) {

@@ -23,6 +23,7 @@ PluginSet::PluginSet(OptionRegistry& options, PassRegistry& passes, KernelRegist
   RegisterBuiltinKernels(builtin_kernels_);
   services_.kernels = &kernels_;
   services_.builtin_kernels = &builtin_kernels_;
+  services_.plugins = this;
 }
 
 PluginSet::~PluginSet() {
@@ -32,6 +33,19 @@ PluginSet::~PluginSet() {
 const LoadedPlugin* PluginSet::Find(std::string_view name) const {
   for (const auto& p : plugins_)
     if (p->name == name) return p.get();
+  return nullptr;
+}
+
+std::vector<std::shared_ptr<const PluginTarget>> PluginSet::Targets() const {
+  std::vector<std::shared_ptr<const PluginTarget>> out;
+  for (const auto& p : plugins_) out.insert(out.end(), p->targets.begin(), p->targets.end());
+  return out;
+}
+
+std::shared_ptr<const PluginTarget> PluginSet::FindTarget(std::string_view name) const {
+  for (const auto& p : plugins_)
+    for (const auto& t : p->targets)
+      if (t->name == name) return t;
   return nullptr;
 }
 

@@ -56,6 +56,9 @@ class PluginSet {
 
   const std::vector<std::unique_ptr<LoadedPlugin>>& plugins() const { return plugins_; }
   const LoadedPlugin* Find(std::string_view name) const;
+  // The targets in effect (the first registration of each name), in load order; a target by name, or null.
+  std::vector<std::shared_ptr<const PluginTarget>> Targets() const;
+  std::shared_ptr<const PluginTarget> FindTarget(std::string_view name) const;
   const std::vector<SkippedPlugin>& skipped() const { return skipped_; }
   // Where plugin names are looked for: --plugin directories, KILN_PLUGIN_PATH, the install directory.
   std::vector<std::filesystem::path> SearchDirectories() const;

@@ -51,7 +51,18 @@ nlohmann::json ModelSummary(const Model& m) {
   CountInitializers(m.graph(), count, bytes);
   j["initializers"] = count;
   j["initializer_bytes"] = bytes;
-  j["functions"] = m.functions.size();
+  // Model-local functions with the nodes that call them (in any graph, subgraph or function body).
+  std::map<const Function*, int64_t> calls;
+  ForEachGraph(m, [&](const Graph& g) {
+    for (const auto& n : g.nodes())
+      if (const Function* f = m.CalledFunction(*n)) ++calls[f];
+  });
+  nlohmann::json functions = nlohmann::json::array();
+  for (const auto& f : m.functions())
+    functions.push_back({{"domain", f->domain()}, {"name", f->name()}, {"calls", calls[f.get()]},
+                         {"nodes", f->body().CountNodes(true)}, {"inputs", f->body().inputs().size()},
+                         {"outputs", f->body().outputs().size()}});
+  j["functions"] = std::move(functions);
   return j;
 }
 
@@ -67,6 +78,13 @@ std::string ModelSummaryText(const nlohmann::json& j) {
   }
   o << "op types:\n";
   for (const auto& [op, n] : j["op_types"].items()) o << "  " << op << ": " << n << "\n";
+  if (!j["functions"].empty()) {
+    o << "functions:\n";
+    for (const auto& f : j["functions"])
+      o << "  " << f["domain"].get<std::string>() << "." << f["name"].get<std::string>() << ": " << f["calls"]
+        << (f["calls"] == 1 ? " call, " : " calls, ") << f["nodes"] << " nodes, " << f["inputs"] << " inputs, "
+        << f["outputs"] << " outputs\n";
+  }
   return o.str();
 }
 

@@ -3,7 +3,9 @@
 #include <onnx/defs/schema.h>
 
 #include <algorithm>
+#include <functional>
 #include <map>
+#include <optional>
 
 #include "ir/model.h"
 #include "ir/topo_order.h"
@@ -13,6 +15,7 @@ namespace kiln {
 namespace {
 
 std::string GraphLabel(const Graph& g) {
+  if (const Function* f = g.function()) return "function '" + f->domain() + "." + f->name() + "'";
   if (g.owner_node() == nullptr) return "graph '" + g.name() + "'";
   return "subgraph '" + g.name() + "' of node '" + g.owner_node()->name() + "'";
 }
@@ -56,10 +59,61 @@ void CheckNodeLinks(const Node& n, std::vector<VerifyIssue>& out) {
 
 std::string TensorTypeString(DataType t) { return "tensor(" + std::string(DataTypeName(t)) + ")"; }
 
+// The opset version of n's domain where n is: a function body's own imports, else the model's.
+std::optional<int64_t> OpsetOf(const Model& m, const Node& n) {
+  if (const Function* f = n.graph()->root()->function()) {
+    auto norm = [](std::string_view d) { return d == "ai.onnx" ? std::string_view() : d; };
+    for (const OpsetImport& o : f->opset_imports())
+      if (norm(o.domain) == norm(n.domain())) return o.version;
+    return std::nullopt;
+  }
+  return m.OpsetVersion(n.domain());
+}
+
+// A call of a model-local function: arity, attributes, and every attribute the body needs.
+void CheckCall(const Model& m, const Node& n, const Function& f, std::vector<VerifyIssue>& out) {
+  const Graph& body = f.body();
+  if (n.num_inputs() > body.inputs().size())
+    out.push_back({NodeLabel(n), "has " + std::to_string(n.num_inputs()) + " inputs; function '" + f.name() +
+                                     "' takes " + std::to_string(body.inputs().size())});
+  if (n.num_outputs() > body.outputs().size())
+    out.push_back({NodeLabel(n), "has " + std::to_string(n.num_outputs()) + " outputs; function '" + f.name() +
+                                     "' returns " + std::to_string(body.outputs().size())});
+  const auto& declared = f.attribute_names();
+  for (const Attribute& a : n.attributes())
+    if (std::find(declared.begin(), declared.end(), a.name) == declared.end())
+      out.push_back({NodeLabel(n), "sets attribute '" + a.name + "', which function '" + f.name() + "' does not declare"});
+  // A body attribute referring to one the call omits (with no default) is left out of its node; that is an error
+  // when the node's op requires the attribute (ONNX's checker misses it; runtimes fail to load such models).
+  for (const auto& inner : body.nodes()) {
+    for (const Attribute& a : inner->attributes()) {
+      if (a.ref_attr_name.empty() || n.FindAttribute(a.ref_attr_name) || f.FindDefault(a.ref_attr_name)) continue;
+      auto version = OpsetOf(m, *inner);
+      const onnx::OpSchema* s =
+          version ? onnx::OpSchemaRegistry::Schema(inner->op_type(), static_cast<int>(*version), inner->domain()) : nullptr;
+      bool required = inner->op_type() == "Constant" && inner->domain().empty();  // Constant needs one value
+      if (s) {
+        auto it = s->attributes().find(a.name);
+        required = required || (it != s->attributes().end() && it->second.required);
+      }
+      if (required)
+        out.push_back({NodeLabel(n), "omits attribute '" + a.ref_attr_name + "', which function '" + f.name() +
+                                         "' needs for attribute '" + a.name + "' of its node '" + inner->name() + "' (" +
+                                         inner->op_type() + ")"});
+    }
+  }
+}
+
 void CheckSchema(const Model& m, const Node& n, std::vector<VerifyIssue>& out) {
-  auto version = m.OpsetVersion(n.domain());
+  auto version = OpsetOf(m, n);
   if (!version) {
-    out.push_back({NodeLabel(n), "domain '" + n.domain() + "' has no opset import"});
+    bool in_function = n.graph()->root()->function() != nullptr;
+    out.push_back({NodeLabel(n), "domain '" + n.domain() + "' has no opset import" +
+                                     (in_function ? " in the function's opset_import" : "")});
+    return;
+  }
+  if (const Function* f = m.CalledFunction(n)) {
+    CheckCall(m, n, *f, out);
     return;
   }
   const onnx::OpSchema* s = onnx::OpSchemaRegistry::Schema(n.op_type(), static_cast<int>(*version), n.domain());
@@ -133,9 +187,38 @@ void VerifyGraph(const Model& m, const Graph& g, std::vector<VerifyIssue>& out) 
 
 }  // namespace
 
+// Functions may call functions, but not themselves, directly or through others (ONNX forbids recursion).
+void CheckNoRecursion(const Model& m, std::vector<VerifyIssue>& out) {
+  std::map<const Function*, int> state;  // 1: on the current path, 2: done
+  std::function<bool(const Function*)> visit = [&](const Function* f) {
+    int& st = state[f];
+    if (st == 1) return false;
+    if (st == 2) return true;
+    st = 1;
+    bool ok = true;
+    ForEachGraphIn(f->body(), [&](const Graph& g) {
+      for (const auto& n : g.nodes())
+        if (const Function* callee = m.CalledFunction(*n); ok && callee && !visit(callee)) {
+          out.push_back({"function '" + f->domain() + "." + f->name() + "'",
+                         "calls '" + callee->name() + "', which calls it back (recursion)"});
+          ok = false;
+        }
+    });
+    state[f] = 2;
+    return ok;
+  };
+  for (const auto& f : m.functions()) visit(f.get());
+}
+
 std::vector<VerifyIssue> VerifyModel(const Model& model) {
   std::vector<VerifyIssue> out;
   VerifyGraph(model, model.graph(), out);
+  for (const auto& f : model.functions()) {
+    if (f->domain().empty() || f->domain() == "ai.onnx")
+      out.push_back({"function '" + f->name() + "'", "is in the default domain; a model-local function needs its own"});
+    VerifyGraph(model, f->body(), out);
+  }
+  CheckNoRecursion(model, out);
   return out;
 }
 

@@ -275,5 +275,9 @@ void CommonSubexpressionEliminationPass::Run(sdk::PassContext& ctx, sdk::Graph g
 }  // namespace kiln::folding
 
 KILN_PLUGIN_PART(CommonSubexpressionEliminationPass) {
+  using kiln::folding::CommonSubexpressionEliminationPass;
+  reg.AddOption(kiln::sdk::OptionSpec::Bool(std::string(CommonSubexpressionEliminationPass::kSwitchOption), true,
+                                            "Merge identical nodes and identical constants.")
+                    .MinLevel(1));
   reg.AddGraphPass<kiln::folding::CommonSubexpressionEliminationPass>();
 }

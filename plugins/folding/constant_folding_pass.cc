@@ -107,7 +107,7 @@ void ConstantFoldingPass::Run(sdk::PassContext& ctx, sdk::Node node) {
   }
 
   // Memory priority: a shared constant of more than 8 elements would be duplicated by folding.
-  bool memory_priority = ctx.OptionString("oo.memoryPolicy") == "MemoryPriority";
+  bool memory_priority = ctx.OptionString(kMemoryPolicyOption) == "MemoryPriority";
   int64_t freed = 0;
   for (size_t i = 0; i < inputs.size(); ++i) {
     sdk::Value in = node.Input(i);
@@ -176,7 +176,21 @@ void ConstantFoldingPass::Run(sdk::PassContext& ctx, sdk::Node node) {
 
 }  // namespace kiln::folding
 
+// The family's options: oo.constantFolding switches every folding pass (ConstantFolding, DimensionCompute,
+// ReplaceWithEmptyConst, DimensionAdjust, PotentialConstTakenEffect); the rest tune this pass.
 KILN_PLUGIN_PART(ConstantFoldingPass) {
+  using kiln::folding::ConstantFoldingPass;
+  reg.AddOption(kiln::sdk::OptionSpec::Bool(std::string(ConstantFoldingPass::kSwitchOption), true,
+                                            "Constant folding and its family (dimension computation, empty-constant "
+                                            "replacement, potential constants). With it off, Shape/Size/Rank nodes "
+                                            "stay in the graph.")
+                    .MinLevel(1));
+  reg.AddOption(kiln::sdk::OptionSpec::String(std::string(ConstantFoldingPass::kMemoryPolicyOption), "Balanced",
+                                              "MemoryPriority: do not fold a node when an input constant has more "
+                                              "than 8 elements and more than one consumer (the fold would "
+                                              "duplicate it).",
+                                              {"Balanced", "MemoryPriority"})
+                    .MinLevel(1));
   reg.AddOption(kiln::sdk::OptionSpec::Int(std::string(kiln::folding::ConstantFoldingPass::kMaxOutputBytesOption),
                                      int64_t{64} << 20,
                                      "ConstantFoldingPass: the largest output (bytes) a fold may create"));

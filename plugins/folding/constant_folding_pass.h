@@ -31,6 +31,7 @@ class ConstantFoldingPass : public sdk::NodePass {
   static constexpr std::string_view kDescription = "fold nodes whose inputs are all constants (GE semantics)";
   static constexpr std::string_view kSwitchOption = "oo.constantFolding";
   static constexpr std::string_view kMaxOutputBytesOption = "oo.constantFolding.maxOutputBytes";
+  static constexpr std::string_view kMemoryPolicyOption = "oo.memoryPolicy";
   static std::vector<sdk::OptionSpec> Options();
   void Run(sdk::PassContext& ctx, sdk::Node node) override;
 };

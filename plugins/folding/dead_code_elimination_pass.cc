@@ -7,6 +7,7 @@
 
 #include <kiln/kiln_plugin_parts.hpp>
 
+#include <string>
 #include <unordered_set>
 #include <vector>
 
@@ -40,8 +41,36 @@ void DeadCodeEliminationPass::Run(sdk::PassContext& ctx, sdk::Graph graph) {
     ++removed;
   }
   if (removed) ctx.AddCounter("nodes_removed", removed);
+
+  int64_t initializers = 0;
+  for (const sdk::Value& v : graph.Initializers()) {
+    if (v.ConsumerCount() != 0 || v.IsGraphInput() || v.IsGraphOutput()) continue;
+    v.Remove();
+    ++initializers;
+  }
+  if (initializers) ctx.AddCounter("initializers_removed", initializers);
+
+  // Unused functions, from the main graph's run (the driver runs this pass on subgraphs first).
+  if (graph.ParentNode() || graph.AsFunctionBody()) return;
+  int64_t functions = 0;
+  for (bool again = true; again;) {
+    again = false;
+    for (const sdk::Function& f : graph.OwnerModel().Functions()) {
+      if (f.CallCount() != 0) continue;
+      f.Remove();
+      ++functions;
+      again = true;
+    }
+  }
+  if (functions) ctx.AddCounter("functions_removed", functions);
 }
 
 }  // namespace kiln::folding
 
-KILN_PLUGIN_PART(DeadCodeEliminationPass) { reg.AddGraphPass<kiln::folding::DeadCodeEliminationPass>(); }
+KILN_PLUGIN_PART(DeadCodeEliminationPass) {
+  using kiln::folding::DeadCodeEliminationPass;
+  reg.AddOption(kiln::sdk::OptionSpec::Bool(std::string(DeadCodeEliminationPass::kSwitchOption), true,
+                                            "Remove nodes whose outputs reach no graph output.")
+                    .MinLevel(1));
+  reg.AddGraphPass<DeadCodeEliminationPass>();
+}

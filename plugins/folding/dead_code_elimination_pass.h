@@ -13,9 +13,12 @@
 // node or graph output reads cannot change any output. Nodes are deleted consumers first (reverse topological
 // order), so each deletion removes a node whose outputs are already unused.
 //
-// Constants: Constant nodes are nodes and follow the rule above. An initializer left without uses by a deletion
-// is dropped by the host when the pass returns. An initializer that was already unused before the pass cannot be
-// reached through the SDK (it has no slot that lists a graph's initializers) and stays.
+// Constants: Constant nodes are nodes and follow the rule above. Initializers nothing reads (that are not graph
+// inputs or outputs) are removed too, whether a deletion freed them or they were unused already.
+//
+// Functions: on the main graph, once its dead nodes are gone, a model-local function that no node of the model
+// calls (in any graph or function body) is removed, repeatedly, so a function only a removed function called goes
+// too.
 #pragma once
 
 #include <kiln/kiln_plugin.hpp>
@@ -29,6 +32,8 @@ class DeadCodeEliminationPass final : public sdk::GraphPass {
   static constexpr std::string_view kName = "DeadCodeEliminationPass";
   static constexpr std::string_view kDescription = "removes nodes whose outputs reach no graph output";
   static constexpr std::string_view kSwitchOption = "oo.deadCodeElimination";
+  // Deleting nodes keeps the order of the others topological.
+  static constexpr uint32_t kPreservedAnalyses = KILN_ANALYSIS_TOPO_ORDER;
 
   void Run(sdk::PassContext& ctx, sdk::Graph graph) override;
 };

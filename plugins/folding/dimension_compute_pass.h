@@ -1,8 +1,8 @@
 // DimensionComputePass (GE's DimensionComputePass): Shape and Size computed from the input's known dimensions,
 // and Gather(Shape(x), constant indices) when the dimensions it picks are known (a symbolic batch elsewhere).
 // Before: s = Shape(x), x: float[2,3,4]         After (need_fold=true):  s = constant [2,3,4]
-//                                               After (need_fold=false): Shape marked _is_potential_const with
-//                                               _potential_weight=[2,3,4]; PotentialConstTakenEffectPass folds it
+//                                               After (need_fold=false): Shape marked __kiln_is_potential_const with
+//                                               __kiln_potential_weight=[2,3,4]; PotentialConstTakenEffectPass folds it
 //                                               after the walk, ConstantFoldingPass reads the value meanwhile.
 // When: the dimensions it needs are known numbers (for Shape, those in [start, end); for Size, all of them).
 // Why correct: Shape and Size depend on the input's shape only, never on its data; the value is computed by the

@@ -2,7 +2,7 @@
 // small questions every folding pass asks (is this value constant, what is its data, how big is it).
 //
 // Marks read from the input (user marks, kept on export): kDoNotFold, kNoNeedFold.
-// Marks Kiln writes (internal: the exporter drops every name in kInternalMarks, see host/onnx/onnx_export.cc):
+// Marks Kiln writes (temporary: their names start with KILN_TEMPORARY_MARK_PREFIX, which the exporter strips):
 //   kPotentialConst  the node's output 0 is computable now; kPotentialWeight holds that value;
 //   kMarkOwner       the pass that set kPotentialConst: only that pass clears it.
 #pragma once
@@ -19,10 +19,10 @@ namespace kiln::folding {
 
 inline constexpr std::string_view kDoNotFold = "_do_not_constant_folding";
 inline constexpr std::string_view kNoNeedFold = "no_need_constant_folding";
-inline constexpr std::string_view kIsFromConstantFolding = "_is_from_constant_folding";
-inline constexpr std::string_view kPotentialConst = "_is_potential_const";
-inline constexpr std::string_view kPotentialWeight = "_potential_weight";
-inline constexpr std::string_view kMarkOwner = "_potential_const_owner";
+inline constexpr std::string_view kIsFromConstantFolding = KILN_TEMPORARY_MARK_PREFIX "is_from_constant_folding";
+inline constexpr std::string_view kPotentialConst = KILN_TEMPORARY_MARK_PREFIX "is_potential_const";
+inline constexpr std::string_view kPotentialWeight = KILN_TEMPORARY_MARK_PREFIX "potential_weight";
+inline constexpr std::string_view kMarkOwner = KILN_TEMPORARY_MARK_PREFIX "potential_const_owner";
 
 // True when a mark attribute is present and not explicitly 0/false.
 inline bool HasMark(const sdk::Node& n, std::string_view mark) {

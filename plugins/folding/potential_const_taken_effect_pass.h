@@ -1,5 +1,5 @@
-// PotentialConstTakenEffectPass (GE's): after the walk, folds every node marked `_is_potential_const` by
-// replacing its output 0 with a constant holding `_potential_weight`, then hands the consumers back to the walk
+// PotentialConstTakenEffectPass (GE's): after the walk, folds every node marked `__kiln_is_potential_const` by
+// replacing its output 0 with a constant holding `__kiln_potential_weight`, then hands the consumers back to the walk
 // so the other passes (ConstantFoldingPass) fold what now has constant inputs.
 // When: listed under `after_walk` only (its Run does nothing); it acts in OnFinishGraph.
 // Why correct: the mark's value was computed by the pass that set it from facts that do not change (known

@@ -16,8 +16,9 @@ struct KilnRun {
   std::string output;
 };
 
-inline KilnRun RunKiln(const std::string& args) {
-  std::string cmd = std::string(KILN_BINARY) + " " + args + " 2>&1";
+// Runs `binary` (a copy of kiln, say) with `args` through the shell.
+inline KilnRun RunBinary(const std::string& binary, const std::string& args) {
+  std::string cmd = binary + " " + args + " 2>&1";
   FILE* p = ::popen(cmd.c_str(), "r");
   std::string out;
   std::array<char, 4096> buf{};
@@ -26,6 +27,8 @@ inline KilnRun RunKiln(const std::string& args) {
   int status = ::pclose(p);
   return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), out};
 }
+
+inline KilnRun RunKiln(const std::string& args) { return RunBinary(KILN_BINARY, args); }
 
 // A fresh empty directory for one test.
 inline std::filesystem::path TempDir(const std::string& name) {

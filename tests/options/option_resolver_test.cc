@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "folding_option_stand_ins.h"
 #include "options/core_options.h"
 #include "support/error.h"
 
@@ -27,6 +28,7 @@ class OptionResolverTest : public ::testing::Test {
  protected:
   OptionResolverTest() {
     RegisterCoreOptions(registry_);
+    test_support::RegisterFoldingOptionStandIns(registry_);
     // An int with a distinct value per layer makes every pair distinguishable. Default 1.
     registry_.Add(OptionDef::Int("test.n").Default("1"));
     registry_.Add(

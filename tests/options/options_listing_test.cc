@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "folding_option_stand_ins.h"
 #include "options/core_options.h"
 
 namespace kiln {
@@ -21,6 +22,7 @@ class OptionsListingTest : public ::testing::Test {
  protected:
   OptionsListingTest() {
     RegisterCoreOptions(registry_);
+    test_support::RegisterFoldingOptionStandIns(registry_);
     registry_.Add(OptionDef::Int("fusion.maxGroup")
                       .ActiveFrom(OptLevel::kO2)
                       .Default("4")
@@ -36,7 +38,7 @@ TEST_F(OptionsListingTest, JsonListsEveryOptionWithPerLevelDefaults) {
   // A round trip through text proves it is valid JSON.
   ASSERT_EQ(nlohmann::json::parse(listing.dump()), listing);
   EXPECT_TRUE(listing["level"].is_null());
-  EXPECT_EQ(listing["options"].size(), 8u);
+  EXPECT_EQ(listing["options"].size(), 9u);
   const nlohmann::json* folding = FindOption(listing, "oo.constantFolding");
   ASSERT_NE(folding, nullptr);
   EXPECT_EQ((*folding)["type"], "bool");
@@ -44,7 +46,8 @@ TEST_F(OptionsListingTest, JsonListsEveryOptionWithPerLevelDefaults) {
   EXPECT_EQ((*folding)["defaults"], nlohmann::json({{"O1", true}, {"O2", true}, {"O3", true}}));
   EXPECT_EQ((*folding)["allowed"], nlohmann::json::array({"true", "false"}));
   EXPECT_EQ((*folding)["settable"], nlohmann::json::array({"cli", "session", "graph", "pipeline"}));
-  EXPECT_EQ((*folding)["owner"], "host");
+  EXPECT_EQ((*folding)["owner"], "folding");
+  EXPECT_EQ((*FindOption(listing, "oo.level"))["owner"], "host");
   EXPECT_FALSE((*folding)["help"].get<std::string>().empty());
   const nlohmann::json* level = FindOption(listing, "oo.level");
   ASSERT_NE(level, nullptr);

@@ -14,7 +14,7 @@ using test_support::ConfigErrorOf;
 
 class PassGateTest : public ::testing::Test {
  protected:
-  PassGateTest() { RegisterCoreOptions(registry_); }
+  PassGateTest() { test_support::RegisterOptionsForTests(registry_); }
 
   PassDecision Decide(std::string_view pass, OptLevel level = OptLevel::kO2) {
     ResolvedOptions options = ResolveOptions(registry_, level, {&graph_, &session_, nullptr});

@@ -12,7 +12,7 @@ using test_support::ConfigErrorOf;
 
 class PipelineErrorsTest : public ::testing::Test {
  protected:
-  PipelineErrorsTest() { RegisterCoreOptions(registry_); }
+  PipelineErrorsTest() { test_support::RegisterOptionsForTests(registry_); }
 
   // The error loading `text` as "p.yaml", with the directory prefix removed: "p.yaml:3:5: ...".
   std::string ErrorLoading(const std::string& text, const std::string& name = "p.yaml") {
@@ -37,16 +37,16 @@ TEST_F(PipelineErrorsTest, YamlSyntaxError) {
 TEST_F(PipelineErrorsTest, TheRootMustBeAMapping) {
   EXPECT_EQ(ErrorLoading("- level: O1\n"),
             "p.yaml:1:1: expected a pipeline (a mapping with keys level, description, extends, plugins, options, "
-            "stages), got a sequence");
+            "stages, target, fusion_packs), got a sequence");
   EXPECT_EQ(ErrorLoading(""),
             "p.yaml:1:1: expected a pipeline (a mapping with keys level, description, extends, plugins, options, "
-            "stages), got nothing");
+            "stages, target, fusion_packs), got nothing");
 }
 
 TEST_F(PipelineErrorsTest, UnknownTopLevelKeySuggestsTheNearest) {
   EXPECT_EQ(ErrorLoading("level: O1\nstage:\n  - name: Prepare\n"),
             "p.yaml:2:1: unknown key 'stage' in a pipeline; did you mean 'stages'? (expected one of: level, "
-            "description, extends, plugins, options, stages)");
+            "description, extends, plugins, options, stages, target, fusion_packs)");
 }
 
 TEST_F(PipelineErrorsTest, UnknownStageKeySuggestsTheNearest) {
@@ -69,15 +69,15 @@ TEST_F(PipelineErrorsTest, UnknownPassListsTheRegisteredOnes) {
   EXPECT_EQ(ErrorLoading("level: O1\nstages:\n  - name: Prepare\n    passes:\n      - InferShapePass\n"
                          "      - ConstFoldingPass\n"),
             "p.yaml:6:9: unknown pass 'ConstFoldingPass'; did you mean 'ConstantFoldingPass'? (registered passes: "
-            "CommonSubexpressionEliminationPass, ConstantFoldingPass, ConstantNodeToInitializerPass, "
+            "AutoFusionPass, CommonSubexpressionEliminationPass, ConstantFoldingPass, ConstantNodeToInitializerPass, "
             "DeadCodeEliminationPass, DimensionAdjustPass, DimensionComputePass, FuseBatchNormIntoConvPass, "
-            "IdentityEliminationPass, InferShapePass, PotentialConstTakenEffectPass, ReplaceWithEmptyConstPass, "
-            "ReshapeChainMergePass, ReshapeShapeChainPass, SqueezeUnsqueezePairPass, TransposePairMergePass)");
+            "IdentityEliminationPass, InferShapePass, PatternFusionPass, PotentialConstTakenEffectPass, "
+            "ReplaceWithEmptyConstPass, ReshapeChainMergePass, ReshapeShapeChainPass, SqueezeUnsqueezePairPass, TransposePairMergePass)");
 }
 
 TEST_F(PipelineErrorsTest, UnknownPassInAnAfterWalkList) {
   std::string message = ErrorLoading("level: O1\nstages:\n  - name: Prepare\n    after_walk: [Nope]\n");
-  EXPECT_EQ(message.rfind("p.yaml:4:18: unknown pass 'Nope' (registered passes: CommonSub", 0), 0u) << message;
+  EXPECT_EQ(message.rfind("p.yaml:4:18: unknown pass 'Nope' (registered passes: AutoFusionPass, CommonSub", 0), 0u) << message;
 }
 
 TEST_F(PipelineErrorsTest, PassArgumentsAreCheckedByThePass) {
@@ -125,6 +125,20 @@ TEST_F(PipelineErrorsTest, UnknownOptionSuggestsTheNearest) {
             "p.yaml:3:3: unknown option 'oo.constantFoldin'; did you mean 'oo.constantFolding'?");
 }
 
+TEST_F(PipelineErrorsTest, AFoldingOptionWithoutTheFoldingPluginIsUnknown) {
+  // The host registers none of the folding plugin's options: without the plugin, a pipeline naming one is refused.
+  OptionRegistry core;
+  RegisterCoreOptions(core);
+  auto path = dir_.Write("p.yaml", "level: O1\noptions:\n  oo.memoryPolicy: MemoryPriority\n");
+  EXPECT_EQ(ConfigErrorOf([&] { LoadPipelineFile(path, core, catalog_); }),
+            path.string() + ":3:3: unknown option 'oo.memoryPolicy'");
+  // The caller may word the message (the Compiler adds which plugins are loaded); the position stays.
+  PipelineLoadOptions load;
+  load.unknown_option_message = [](std::string_view name) { return "no '" + std::string(name) + "' here"; };
+  EXPECT_EQ(ConfigErrorOf([&] { LoadPipelineFile(path, core, catalog_, load); }),
+            path.string() + ":3:3: no 'oo.memoryPolicy' here");
+}
+
 TEST_F(PipelineErrorsTest, RefusedOptionValueNamesTheAllowedValues) {
   EXPECT_EQ(ErrorLoading("level: O1\noptions:\n  oo.constantFolding: maybe\n"),
             "p.yaml:3:23: option oo.constantFolding: 'maybe' is not one of: true, false");
@@ -143,7 +157,7 @@ TEST_F(PipelineErrorsTest, OptionsThatAPipelineMayNotSet) {
 TEST_F(PipelineErrorsTest, UnknownStageSuggestsTheNearest) {
   EXPECT_EQ(ErrorLoading("level: O1\nstages:\n  - name: OptimiseStage1\n"),
             "p.yaml:3:11: unknown stage 'OptimiseStage1'; did you mean 'OptimizeStage1'? (expected one of: Prepare, "
-            "OptimizeStage1, OptimizeStage2, BeforeAutofuse)");
+            "OptimizeStage1, OptimizeStage2, BeforeAutofuse, Autofuse, AfterAutofuse, Build)");
 }
 
 TEST_F(PipelineErrorsTest, AStageTwiceInOneFile) {

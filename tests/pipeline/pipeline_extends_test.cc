@@ -29,7 +29,7 @@ constexpr const char* kBase =
 class PipelineExtendsTest : public ::testing::Test {
  protected:
   PipelineExtendsTest() {
-    RegisterCoreOptions(registry_);
+    test_support::RegisterOptionsForTests(registry_);
     dir_.Write("base.yaml", kBase);
   }
 
@@ -188,7 +188,8 @@ TEST_F(PipelineExtendsTest, AMissingParentIsAnErrorAtTheExtendsValue) {
   EXPECT_EQ(ConfigErrorOf([&] {
               LoadPipelineFile(dir_.Write("child.yaml", "level: O1\nextends:   missing.yaml\n"), registry_, catalog_);
             }),
-            Child() + ":2:12: extends: cannot read pipeline file '" + (dir_.path() / "missing.yaml").string() + "'");
+            Child() + ":2:12: extends: 'missing.yaml' is neither a level (O0, O1, O2, O3) nor an existing pipeline "
+                      "file ('" + (dir_.path() / "missing.yaml").string() + "' does not exist)");
 }
 
 }  // namespace

@@ -14,7 +14,7 @@ using test_support::Names;
 
 class PipelineLoaderTest : public ::testing::Test {
  protected:
-  PipelineLoaderTest() { RegisterCoreOptions(registry_); }
+  PipelineLoaderTest() { test_support::RegisterOptionsForTests(registry_); }
 
   Pipeline Load(const std::string& text, const PipelineLoadOptions& options = {}) {
     return LoadPipelineFile(dir_.Write("p.yaml", text), registry_, catalog_, options);

@@ -1,5 +1,6 @@
-// Test support for the pipeline tests: a fake PassCatalog with the pass names the shipped pipelines use, a
-// temporary directory to write YAML files into, and a helper that returns a thrown kiln::Error's message.
+// Test support for the pipeline tests: the options the shipped pipelines name (the host's and stand-ins for the
+// folding plugin's), a fake PassCatalog with the pass names they use, a temporary directory to write YAML files
+// into, and a helper that returns a thrown kiln::Error's message.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -10,19 +11,27 @@
 #include <fstream>
 #include <functional>
 #include <map>
+#include <set>
 #include <string>
 
 #include "options/core_options.h"
+#include "options/folding_option_stand_ins.h"
 #include "pipeline/pass_catalog.h"
 #include "support/error.h"
 
 namespace kiln::test_support {
 
-// Passes and the options that switch them, as the folding plugin will register them.
+// The host's core options and stand-ins for the folding plugin's (this suite loads no plugin).
+inline void RegisterOptionsForTests(OptionRegistry& registry) {
+  RegisterCoreOptions(registry);
+  RegisterFoldingOptionStandIns(registry);
+}
+
+// Passes, their kind and the options that switch them, as the folding and fusion plugins register them.
 class FakePassCatalog : public PassCatalog {
  public:
   FakePassCatalog() {
-    const std::string folding(kConstantFoldingOption);
+    const std::string folding = "oo.constantFolding";
     passes_ = {{"InferShapePass", ""},
                {"ReplaceWithEmptyConstPass", folding},
                {"DimensionComputePass", folding},
@@ -36,11 +45,14 @@ class FakePassCatalog : public PassCatalog {
                {"ConstantNodeToInitializerPass", ""},
                {"FuseBatchNormIntoConvPass", ""},
                {"ReshapeShapeChainPass", ""},
-               {"DeadCodeEliminationPass", std::string(kDeadCodeEliminationOption)},
-               {"CommonSubexpressionEliminationPass", std::string(kCommonSubexpressionEliminationOption)}};
+               {"DeadCodeEliminationPass", "oo.deadCodeElimination"},
+               {"CommonSubexpressionEliminationPass", "oo.commonSubexpressionElimination"},
+               {"PatternFusionPass", ""},
+               {"AutoFusionPass", ""}};
   }
 
   bool HasPass(std::string_view name) const override { return passes_.count(std::string(name)) != 0; }
+  bool IsGraphPass(std::string_view name) const override { return graph_passes_.count(std::string(name)) != 0; }
   std::vector<std::string> PassNames() const override {
     std::vector<std::string> names;
     for (const auto& [name, option] : passes_) names.push_back(name);
@@ -58,10 +70,16 @@ class FakePassCatalog : public PassCatalog {
     return "";
   }
 
-  void Add(const std::string& name, const std::string& option = "") { passes_[name] = option; }
+  void Add(const std::string& name, const std::string& option = "", bool graph_pass = false) {
+    passes_[name] = option;
+    if (graph_pass) graph_passes_.insert(name);
+  }
 
  private:
   std::map<std::string, std::string> passes_;
+  // The folding plugin's graph passes; the rest are node passes.
+  std::set<std::string> graph_passes_ = {"InferShapePass", "DeadCodeEliminationPass",
+                                         "CommonSubexpressionEliminationPass", "PatternFusionPass", "AutoFusionPass"};
 };
 
 // A fresh directory under the system temp dir, removed with everything in it at the end of the test.

@@ -13,7 +13,7 @@ using Strings = std::vector<std::string>;
 
 class ShippedPipelinesTest : public ::testing::Test {
  protected:
-  ShippedPipelinesTest() { RegisterCoreOptions(registry_); }
+  ShippedPipelinesTest() { test_support::RegisterOptionsForTests(registry_); }
   Pipeline Load(const std::string& level) {
     return LoadPipelineFile(std::filesystem::path(KILN_PIPELINES_DIR) / (level + ".yaml"), registry_, catalog_);
   }
@@ -25,7 +25,10 @@ TEST_F(ShippedPipelinesTest, EachLoadsAtItsLevelWithGesStages) {
   for (OptLevel level : kAllOptLevels) {
     Pipeline p = Load(std::string(OptLevelName(level)));
     EXPECT_EQ(p.level, level);
-    EXPECT_EQ(Names(p.stages), DefaultStageNames()) << OptLevelName(level);
+    // GE's four stages at every level, and the Autofuse stage from O2 on.
+    Strings expected{"Prepare", "OptimizeStage1", "OptimizeStage2", "BeforeAutofuse"};
+    if (level >= OptLevel::kO2) expected.push_back("Autofuse");
+    EXPECT_EQ(Names(p.stages), expected) << OptLevelName(level);
     EXPECT_TRUE(p.warnings.empty()) << OptLevelName(level);
   }
 }
@@ -69,6 +72,11 @@ TEST_F(ShippedPipelinesTest, HigherLevelsExtendTheLowerAndAddPasses) {
   EXPECT_EQ(Names(o3.FindStage("OptimizeStage2")->passes),
             (Strings{"InferShapePass", "ConstantFoldingPass", "DimensionAdjustPass", "IdentityEliminationPass",
                      "DeadCodeEliminationPass", "CommonSubexpressionEliminationPass"}));
+  EXPECT_EQ(o1.FindStage("Autofuse"), nullptr);
+  EXPECT_EQ(Names(o2.FindStage("Autofuse")->passes),
+            (Strings{"InferShapePass", "PatternFusionPass", "AutoFusionPass", "DeadCodeEliminationPass"}));
+  EXPECT_EQ(Names(o3.FindStage("Autofuse")->passes), Names(o2.FindStage("Autofuse")->passes));
+  EXPECT_EQ(o2.plugins.back().name, "fusion");
 }
 
 TEST_F(ShippedPipelinesTest, AUserFileExtendingO1CanRemoveAPass) {

@@ -1,14 +1,17 @@
 // Plugins through the `kiln` binary: every bad plugin exits 4 with one line naming the file and the problem;
-// the older-minor plugin's pass runs in a compile; a pass that fails mid-pass (returning an error, or throwing
-// through the C++ wrapper) leaves the output bit-identical to an O0 compile, with a warning, and stops the compile
-// with exit 4 under --strict; the hello plugin is listed and its pass runs; pipelines name plugins by path and by
-// name; shadowed registrations are reported; a pass reads its own and global options.
+// the older-minor plugin's pass runs in a compile; plugins of 1.0, 1.1 and a newer minor (1.99) are listed with
+// the version each was built for and the one negotiated, and their passes run; a pass that fails mid-pass
+// (returning an error, or throwing through the C++ wrapper) leaves the output bit-identical to an O0 compile, with
+// a warning, and stops the compile with exit 4 under --strict; the hello plugin is listed and its pass runs;
+// pipelines name plugins by path and by name; shadowed registrations are reported; a pass reads its own and global
+// options.
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "cli/run_kiln.h"
@@ -69,7 +72,7 @@ TEST_F(PluginCli, EveryBadPluginExitsFourNamingTheFileAndTheProblem) {
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"not_elf", "cannot be loaded"},
       {"no_entry", "does not export kiln_plugin_entry"},
-      {"wrong_major", "was built for Kiln ABI 2.0; this host implements 1.1"},
+      {"wrong_major", "was built for Kiln ABI 2.0; this host implements 1.3"},
       {"entry_error", "its entry refused to load"},
       {"null_callback", "NullCallbackPass' is a node pass without run_on_node"},
       {"small_struct", "KilnPassInfo of pass 'SmallStructPass' is"},
@@ -95,6 +98,42 @@ TEST_F(PluginCli, TheOlderMinorPluginsPassRuns) {
   ASSERT_FALSE(pass.is_null()) << Report().dump(1);
   EXPECT_EQ(pass["counters"]["nodes_seen"], 15);
   EXPECT_EQ(pass["failures"], 0);
+}
+
+TEST_F(PluginCli, OtherMinorsAreListedWithBothVersionsAndTheirPassesRun) {
+  const std::string plugins =
+      " --plugin " + Plugin("old_minor") + " --plugin " + Plugin("v1_1") + " --plugin " + Plugin("newer_minor");
+  auto r = RunKiln("plugins --json" + plugins);
+  ASSERT_EQ(r.rc, 0) << r.output;
+  auto j = nlohmann::json::parse(r.output);
+  EXPECT_EQ(j["host_abi"], "1.3");
+  std::map<std::string, std::pair<std::string, std::string>> versions;  // name -> (built for, negotiated)
+  for (const auto& p : j["plugins"]) versions[p["name"]] = {p["abi_version"], p["negotiated_abi"]};
+  using Versions = std::pair<std::string, std::string>;
+  EXPECT_EQ(versions["old_minor"], Versions("1.0", "1.0"));
+  EXPECT_EQ(versions["v1_1_probe"], Versions("1.1", "1.1"));
+  EXPECT_EQ(versions["newer_minor"], Versions("1.99", "1.3"));
+  r = RunKiln("plugins" + plugins);
+  EXPECT_NE(r.output.find("newer_minor 1.99.0  (ABI 1.99, speaking 1.3)"), std::string::npos) << r.output;
+
+  r = Compile("--pipeline " + Pipeline("OldMinorPass, V1_1ProbePass, NewerMinorPass") + plugins + " --strict");
+  ASSERT_EQ(r.rc, 0) << r.output;
+  for (const char* pass : {"OldMinorPass", "V1_1ProbePass", "NewerMinorPass"}) {
+    nlohmann::json stats = PassStats(Report(), pass);
+    ASSERT_FALSE(stats.is_null()) << pass << " did not run: " << Report().dump(1);
+    EXPECT_EQ(stats["failures"], 0) << pass;
+    EXPECT_EQ(stats["changes"], 0) << pass;
+  }
+  EXPECT_EQ(PassStats(Report(), "OldMinorPass")["counters"]["nodes_seen"], 15);
+  nlohmann::json v1_1 = PassStats(Report(), "V1_1ProbePass")["counters"];
+  EXPECT_EQ(v1_1["visits"], 15);
+  EXPECT_EQ(v1_1["finish_on_main"], 1);
+  EXPECT_EQ(v1_1["host_minor"], 3);
+  nlohmann::json newer = PassStats(Report(), "NewerMinorPass")["counters"];
+  EXPECT_EQ(newer["visits"], 15);
+  EXPECT_EQ(newer["limit"], 3);
+  EXPECT_EQ(newer["host_minor"], 3);
+  EXPECT_EQ(newer["host_lacks_future"], 1);
 }
 
 TEST_F(PluginCli, AFailingPassIsRolledBackBitIdentical) {
@@ -128,7 +167,7 @@ TEST_F(PluginCli, HelloIsListedAndItsPassRuns) {
     if (p["name"] == "hello") hello = p;
   ASSERT_FALSE(hello.is_null()) << r.output;
   EXPECT_EQ(hello["version"], "1.0.0");
-  EXPECT_EQ(hello["abi_version"], "1.1");
+  EXPECT_EQ(hello["abi_version"], "1.3");
   EXPECT_EQ(hello["file"], Plugin("hello"));
   std::string registered = hello["registered"].dump();
   for (const char* name : {"HelloIdentityPass", "hello.Double", "hello.identityElimination"})

@@ -1,16 +1,22 @@
 // The loader in process: every bad plugin is refused with a PluginError naming its file and the problem, the
-// older-minor plugin loads and negotiates 1.0, the hello plugin's registrations reach the registries (and ONNX's
-// schema registry), a file named twice loads once, a second plugin of a name already loaded is skipped, and
-// clashing registrations follow first-wins and are recorded as shadowed.
+// older-minor plugins load and negotiate 1.0 and 1.1 (the 1.1 one's pass walks an If through the 1.1 subgraph
+// slots), a plugin of a newer minor (1.99, with structs larger than the host's) loads, negotiates the host's minor
+// and runs, the hello plugin's registrations reach the registries (and ONNX's schema registry), a file named twice
+// loads once, a second plugin of a name already loaded is skipped, and clashing registrations follow first-wins
+// and are recorded as shadowed.
 #include <gtest/gtest.h>
 
 #include <onnx/defs/schema.h>
 
+#include <unistd.h>
+
 #include <filesystem>
+#include <fstream>
 
 #include "compile/compiler.h"
 #include "plugin/host_api.h"
 #include "support/error.h"
+#include "support/golden.h"
 
 namespace kiln {
 namespace {
@@ -48,7 +54,7 @@ TEST(PluginLoader, RefusesAFileThatIsNotASharedLibrary) {
 }
 TEST(PluginLoader, RefusesALibraryWithoutTheEntry) { ExpectRefused("no_entry", {"does not export kiln_plugin_entry"}); }
 TEST(PluginLoader, RefusesAWrongMajorNamingBothVersions) {
-  ExpectRefused("wrong_major", {"wrong_major", "built for Kiln ABI 2.0", "this host implements 1.1"});
+  ExpectRefused("wrong_major", {"wrong_major", "built for Kiln ABI 2.0", "this host implements 1.3"});
 }
 TEST(PluginLoader, RefusesAnEntryThatReturnsAnError) {
   ExpectRefused("entry_error", {"entry refused to load", "refuses to load (on purpose)", "[FAILED]"});
@@ -80,6 +86,93 @@ TEST(PluginLoader, LoadsAnOlderMinorAndNegotiatesDown) {
   const PassInfo* pass = compiler.passes().Find("OldMinorPass");
   ASSERT_NE(pass, nullptr);
   EXPECT_EQ(pass->owner, "old_minor");
+}
+
+// Loads the plugin `what` in a fresh Compiler, runs its pass `pass` alone (a one-stage O0 pipeline, strict, the
+// graph verified after it) on `model_text`, and returns the pass's counters (null when it did not run).
+nlohmann::json RunPluginPass(const std::string& what, const std::string& pass, const std::string& model_text) {
+  auto model = testing::ParseModel(model_text);
+  if (!model) return nullptr;
+  Compiler compiler;
+  compiler.LoadPlugins({TestPlugin(what)});
+  fs::path file = fs::temp_directory_path() / ("kiln_loader_" + what + "_" + std::to_string(::getpid()) + ".yaml");
+  std::ofstream(file) << "level: O0\nstages:\n  - name: Prepare\n    passes: [" << pass << "]\n";
+  CompileRequest request;
+  request.pipeline_file = file;
+  request.strict = true;
+  request.verify_each = true;
+  nlohmann::json report = compiler.Run(*model, compiler.Resolve(request), request);
+  fs::remove(file);
+  for (const auto& stage : report["stages"])
+    for (const auto& p : stage["passes"])
+      if (p["name"] == pass) {
+        EXPECT_EQ(p["failures"], 0) << report.dump(1);
+        EXPECT_EQ(p["changes"], 0) << report.dump(1);
+        return p["counters"];
+      }
+  ADD_FAILURE() << pass << " did not run: " << report.dump(1);
+  return nullptr;
+}
+
+const char* kIfModel = R"(<ir_version: 8, opset_import: ["" : 17]>
+g (bool c, float[2] x) => (float[2] y) {
+  z = If (c) <then_branch = t () => (float[2] ty) { ty = Relu (x) },
+             else_branch = e () => (float[2] ey) { ey = Neg (x) }>
+  y = Identity (z)
+})";
+
+TEST(PluginLoader, LoadsA1_1PluginAndRunsItsSubgraphPass) {
+  {
+    Compiler compiler;
+    compiler.LoadPlugins({TestPlugin("v1_1")});
+    const plugin::LoadedPlugin* p = compiler.plugins().Find("v1_1_probe");
+    ASSERT_NE(p, nullptr);
+    EXPECT_EQ(p->abi_version, KILN_ABI_VERSION_1_1);
+    EXPECT_EQ(p->negotiated_version, KILN_ABI_VERSION_1_1);
+    EXPECT_EQ(p->description, "a plugin built against ABI 1.1");  // 1.1's descriptor field, read
+    const PassInfo* pass = compiler.passes().Find("V1_1ProbePass");
+    ASSERT_NE(pass, nullptr);
+    EXPECT_EQ(pass->owner, "v1_1_probe");
+  }
+  nlohmann::json c = RunPluginPass("v1_1", "V1_1ProbePass", kIfModel);
+  ASSERT_TRUE(c.is_object()) << c;
+  EXPECT_EQ(c.value("no_subgraph_slots", 0), 0) << "the host's table lacks the 1.1 slots";
+  EXPECT_EQ(c["visits"], 4);           // Relu and Neg in the branches, then If, then Identity
+  EXPECT_EQ(c["nested_visits"], 2);    // Relu, Neg
+  EXPECT_EQ(c["outer_reads"], 2);      // both read x from the main graph
+  EXPECT_EQ(c["subgraphs"], 2);        // the If's two branches
+  EXPECT_EQ(c["parents_ok"], 2);
+  EXPECT_EQ(c["attr_graphs_ok"], 2);
+  EXPECT_EQ(c["branch_names_ok"], 2);
+  EXPECT_EQ(c["subgraph_nodes"], 2);
+  EXPECT_EQ(c["finish_calls"], 3);     // the after-walk hook (a 1.1 field): each branch's walk, then the main one
+  EXPECT_EQ(c["finish_on_main"], 1);
+  EXPECT_EQ(c["host_minor"], KILN_ABI_VERSION_MINOR);
+}
+
+TEST(PluginLoader, LoadsANewerMinorAndReadsOnlyWhatItKnows) {
+  {
+    Compiler compiler;
+    compiler.LoadPlugins({TestPlugin("newer_minor")});
+    const plugin::LoadedPlugin* p = compiler.plugins().Find("newer_minor");
+    ASSERT_NE(p, nullptr);
+    EXPECT_EQ(p->version, "1.99.0");
+    EXPECT_EQ(p->abi_version, KILN_MAKE_ABI_VERSION(1, 99));
+    EXPECT_EQ(p->negotiated_version, KILN_ABI_VERSION);  // the host's own minor, the smaller one
+    EXPECT_EQ(p->description, "a plugin built for ABI 1.99");
+    const PassInfo* pass = compiler.passes().Find("NewerMinorPass");
+    ASSERT_NE(pass, nullptr);
+    EXPECT_EQ(pass->owner, "newer_minor");
+    EXPECT_EQ(pass->help, "counts nodes (a plugin built for ABI 1.99)");
+  }
+  // The fields after the host's end are garbage pointers: reading or calling any of them would crash this test.
+  nlohmann::json c = RunPluginPass("newer_minor", "NewerMinorPass", kIfModel);
+  ASSERT_TRUE(c.is_object()) << c;
+  EXPECT_EQ(c["visits"], 4);
+  EXPECT_EQ(c["finish_calls"], 3);
+  EXPECT_EQ(c["limit"], 3);  // its own option, from a KilnOptionInfo larger than the host's
+  EXPECT_EQ(c["host_minor"], KILN_ABI_VERSION_MINOR);
+  EXPECT_EQ(c["host_lacks_future"], 1);
 }
 
 TEST(PluginLoader, HelloRegistersItsPassOptionKernelAndSchema) {
@@ -141,7 +234,9 @@ TEST(PluginLoader, ClashingRegistrationsFirstWinsAndAreReported) {
   EXPECT_EQ(shadowed_by["target shadow_target"], "");
   ASSERT_EQ(shadow->fusion_rules.size(), 1u);
   EXPECT_EQ(shadow->fusion_rules[0].yaml, "rules: []\n");
-  EXPECT_EQ(shadow->targets, std::vector<std::string>{"shadow_target"});
+  ASSERT_EQ(shadow->targets.size(), 1u);
+  EXPECT_EQ(shadow->targets[0]->name, "shadow_target");
+  EXPECT_TRUE(shadow->targets[0]->bare);  // a 1.3-sized struct with only the name: registered as before 1.3
 }
 
 TEST(PluginLoader, ADirectoryLoadsEveryPluginInIt) {
@@ -181,7 +276,7 @@ TEST(PluginLoader, TheHostTableIsCompleteAndVersioned) {
   const size_t first = offsetof(KilnHostApi, status_create);
   const auto* slots = reinterpret_cast<void* const*>(reinterpret_cast<const char*>(&api) + first);
   size_t count = (sizeof(KilnHostApi) - first) / sizeof(void*);
-  EXPECT_EQ(count, 109u);
+  EXPECT_EQ(count, 182u);  // 1.0 and 1.1: 109, 1.2: 63, 1.3: 10 (target_active .. node_call_instance)
   for (size_t i = 0; i < count; ++i) EXPECT_NE(slots[i], nullptr) << "slot " << i;
 }
 

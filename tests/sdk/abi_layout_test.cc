@@ -4,6 +4,8 @@
 //
 // Also checks, at run time, that ABI 1.0 (the frozen header under abi_v1_0/, compiled in abi_v1_0_layout.c) is a
 // strict prefix of the current ABI, field by field, and that the size and version macros mean what they say.
+// abi_v1_1_test.cc goes further for 1.1 and 1.2: every name's offset, size, type and value against the frozen 1.1
+// and 1.2 headers.
 #include <kiln/kiln_plugin.h>
 
 #include <gtest/gtest.h>
@@ -11,6 +13,7 @@
 #include <cstddef>
 #include <cstring>
 #include <string>
+#include <string_view>
 #include <type_traits>
 
 #include "abi_v1_0_layout.h"
@@ -54,7 +57,7 @@ static_assert(offsetof(KilnOptionInfo, level_default_count) == 64);
 static_assert(offsetof(KilnOptionInfo, scopes) == 72);
 static_assert(offsetof(KilnOptionInfo, reserved0) == 76);
 
-static_assert(sizeof(KilnPassInfo) == 96);
+static_assert(sizeof(KilnPassInfo) == 104);
 static_assert(offsetof(KilnPassInfo, struct_size) == 0);
 static_assert(offsetof(KilnPassInfo, kind) == 8);
 static_assert(offsetof(KilnPassInfo, flags) == 12);
@@ -68,6 +71,8 @@ static_assert(offsetof(KilnPassInfo, run_on_node) == 64);
 static_assert(offsetof(KilnPassInfo, run_on_graph) == 72);
 static_assert(offsetof(KilnPassInfo, destroy_user_data) == 80);
 static_assert(offsetof(KilnPassInfo, on_finish_graph) == 88);  // since 1.1
+static_assert(offsetof(KilnPassInfo, preserved_analyses) == 96);  // since 1.2
+static_assert(offsetof(KilnPassInfo, reserved1) == 100);  // since 1.2
 
 static_assert(sizeof(KilnKernelInfo) == 88);
 static_assert(offsetof(KilnKernelInfo, struct_size) == 0);
@@ -105,11 +110,62 @@ static_assert(offsetof(KilnFusionRulePackInfo, name) == 8);
 static_assert(offsetof(KilnFusionRulePackInfo, yaml) == 16);
 static_assert(offsetof(KilnFusionRulePackInfo, source_name) == 24);
 
-static_assert(sizeof(KilnTargetInfo) == 16);
+static_assert(sizeof(KilnTargetInfo) == 120);
 static_assert(offsetof(KilnTargetInfo, struct_size) == 0);
 static_assert(offsetof(KilnTargetInfo, name) == 8);
+static_assert(offsetof(KilnTargetInfo, description) == 16);  // since 1.3
+static_assert(offsetof(KilnTargetInfo, engines) == 24);  // since 1.3
+static_assert(offsetof(KilnTargetInfo, engine_count) == 32);  // since 1.3
+static_assert(offsetof(KilnTargetInfo, formats) == 40);  // since 1.3
+static_assert(offsetof(KilnTargetInfo, format_count) == 48);  // since 1.3
+static_assert(offsetof(KilnTargetInfo, details_json) == 56);  // since 1.3
+static_assert(offsetof(KilnTargetInfo, user_data) == 64);  // since 1.3
+static_assert(offsetof(KilnTargetInfo, node_engine) == 72);  // since 1.3
+static_assert(offsetof(KilnTargetInfo, estimate) == 80);  // since 1.3
+static_assert(offsetof(KilnTargetInfo, sync_cost) == 88);  // since 1.3
+static_assert(offsetof(KilnTargetInfo, transfer_cost) == 96);  // since 1.3
+static_assert(offsetof(KilnTargetInfo, preferred_format) == 104);  // since 1.3
+static_assert(offsetof(KilnTargetInfo, destroy_user_data) == 112);  // since 1.3
 
-static_assert(sizeof(KilnHostApi) == 896);
+static_assert(sizeof(KilnCostEstimate) == 104);  // since 1.3
+static_assert(offsetof(KilnCostEstimate, struct_size) == 0);
+static_assert(offsetof(KilnCostEstimate, seconds) == 8);
+static_assert(offsetof(KilnCostEstimate, compute_seconds) == 16);
+static_assert(offsetof(KilnCostEstimate, memory_seconds) == 24);
+static_assert(offsetof(KilnCostEstimate, launch_seconds) == 32);
+static_assert(offsetof(KilnCostEstimate, barrier_seconds) == 40);
+static_assert(offsetof(KilnCostEstimate, flops) == 48);
+static_assert(offsetof(KilnCostEstimate, offchip_bytes) == 56);
+static_assert(offsetof(KilnCostEstimate, onchip_bytes) == 64);
+static_assert(offsetof(KilnCostEstimate, launches) == 72);
+static_assert(offsetof(KilnCostEstimate, barriers) == 76);
+static_assert(offsetof(KilnCostEstimate, feasible) == 80);
+static_assert(offsetof(KilnCostEstimate, reserved0) == 84);
+static_assert(offsetof(KilnCostEstimate, engine) == 88);
+static_assert(offsetof(KilnCostEstimate, reason) == 96);
+
+static_assert(sizeof(KilnFunctionInfo) == 64);  // since 1.2
+static_assert(offsetof(KilnFunctionInfo, struct_size) == 0);
+static_assert(offsetof(KilnFunctionInfo, domain) == 8);
+static_assert(offsetof(KilnFunctionInfo, name) == 16);
+static_assert(offsetof(KilnFunctionInfo, input_names) == 24);
+static_assert(offsetof(KilnFunctionInfo, input_count) == 32);
+static_assert(offsetof(KilnFunctionInfo, attribute_names) == 40);
+static_assert(offsetof(KilnFunctionInfo, attribute_count) == 48);
+static_assert(offsetof(KilnFunctionInfo, doc) == 56);
+
+static_assert(sizeof(KilnOutlineInfo) == 64);  // since 1.2
+static_assert(offsetof(KilnOutlineInfo, struct_size) == 0);
+static_assert(offsetof(KilnOutlineInfo, domain) == 8);
+static_assert(offsetof(KilnOutlineInfo, name) == 16);
+static_assert(offsetof(KilnOutlineInfo, outputs) == 24);
+static_assert(offsetof(KilnOutlineInfo, output_count) == 32);
+static_assert(offsetof(KilnOutlineInfo, flags) == 40);
+static_assert(offsetof(KilnOutlineInfo, reserved0) == 44);
+static_assert(offsetof(KilnOutlineInfo, embed_constant_max_bytes) == 48);
+static_assert(offsetof(KilnOutlineInfo, call_name) == 56);
+
+static_assert(sizeof(KilnHostApi) == 1480);
 static_assert(offsetof(KilnHostApi, struct_size) == 0);
 static_assert(offsetof(KilnHostApi, abi_version) == 8);
 static_assert(offsetof(KilnHostApi, reserved0) == 12);
@@ -223,6 +279,104 @@ static_assert(offsetof(KilnHostApi, attr_graph) == 864);  // since 1.1
 static_assert(offsetof(KilnHostApi, graph_parent_node) == 872);  // since 1.1
 static_assert(offsetof(KilnHostApi, value_graph) == 880);  // since 1.1
 static_assert(offsetof(KilnHostApi, node_inline_subgraph) == 888);  // since 1.1
+static_assert(offsetof(KilnHostApi, graph_model) == 896);  // since 1.2
+static_assert(offsetof(KilnHostApi, model_graph) == 904);  // since 1.2
+static_assert(offsetof(KilnHostApi, model_ir_version) == 912);  // since 1.2
+static_assert(offsetof(KilnHostApi, model_opset_count) == 920);  // since 1.2
+static_assert(offsetof(KilnHostApi, model_opset_at) == 928);  // since 1.2
+static_assert(offsetof(KilnHostApi, model_ensure_opset) == 936);  // since 1.2
+static_assert(offsetof(KilnHostApi, model_metadata_count) == 944);  // since 1.2
+static_assert(offsetof(KilnHostApi, model_metadata_at) == 952);  // since 1.2
+static_assert(offsetof(KilnHostApi, model_set_metadata) == 960);  // since 1.2
+static_assert(offsetof(KilnHostApi, model_function_count) == 968);  // since 1.2
+static_assert(offsetof(KilnHostApi, model_function_at) == 976);  // since 1.2
+static_assert(offsetof(KilnHostApi, model_find_function) == 984);  // since 1.2
+static_assert(offsetof(KilnHostApi, model_create_function) == 992);  // since 1.2
+static_assert(offsetof(KilnHostApi, function_remove) == 1000);  // since 1.2
+static_assert(offsetof(KilnHostApi, function_name) == 1008);  // since 1.2
+static_assert(offsetof(KilnHostApi, function_domain) == 1016);  // since 1.2
+static_assert(offsetof(KilnHostApi, function_body) == 1024);  // since 1.2
+static_assert(offsetof(KilnHostApi, function_attribute_count) == 1032);  // since 1.2
+static_assert(offsetof(KilnHostApi, function_attribute_name) == 1040);  // since 1.2
+static_assert(offsetof(KilnHostApi, function_call_count) == 1048);  // since 1.2
+static_assert(offsetof(KilnHostApi, node_function) == 1056);  // since 1.2
+static_assert(offsetof(KilnHostApi, graph_function) == 1064);  // since 1.2
+static_assert(offsetof(KilnHostApi, graph_outline) == 1072);  // since 1.2
+static_assert(offsetof(KilnHostApi, node_inline_function) == 1080);  // since 1.2
+static_assert(offsetof(KilnHostApi, graph_initializer_count) == 1088);  // since 1.2
+static_assert(offsetof(KilnHostApi, graph_initializer_at) == 1096);  // since 1.2
+static_assert(offsetof(KilnHostApi, value_remove) == 1104);  // since 1.2
+static_assert(offsetof(KilnHostApi, graph_add_input) == 1112);  // since 1.2
+static_assert(offsetof(KilnHostApi, graph_add_output) == 1120);  // since 1.2
+static_assert(offsetof(KilnHostApi, graph_set_output) == 1128);  // since 1.2
+static_assert(offsetof(KilnHostApi, graph_remove_output) == 1136);  // since 1.2
+static_assert(offsetof(KilnHostApi, value_set_name) == 1144);  // since 1.2
+static_assert(offsetof(KilnHostApi, node_set_name) == 1152);  // since 1.2
+static_assert(offsetof(KilnHostApi, node_id) == 1160);  // since 1.2
+static_assert(offsetof(KilnHostApi, model_find_node) == 1168);  // since 1.2
+static_assert(offsetof(KilnHostApi, node_set_attr_graph) == 1176);  // since 1.2
+static_assert(offsetof(KilnHostApi, node_set_attr_graphs) == 1184);  // since 1.2
+static_assert(offsetof(KilnHostApi, node_set_attr_tensors) == 1192);  // since 1.2
+static_assert(offsetof(KilnHostApi, node_set_attr_ref) == 1200);  // since 1.2
+static_assert(offsetof(KilnHostApi, attr_graph_count) == 1208);  // since 1.2
+static_assert(offsetof(KilnHostApi, attr_graph_at) == 1216);  // since 1.2
+static_assert(offsetof(KilnHostApi, attr_tensor_count) == 1224);  // since 1.2
+static_assert(offsetof(KilnHostApi, attr_tensor_at) == 1232);  // since 1.2
+static_assert(offsetof(KilnHostApi, attr_ref_name) == 1240);  // since 1.2
+static_assert(offsetof(KilnHostApi, node_set_annotation) == 1248);  // since 1.2
+static_assert(offsetof(KilnHostApi, node_annotation) == 1256);  // since 1.2
+static_assert(offsetof(KilnHostApi, node_annotation_count) == 1264);  // since 1.2
+static_assert(offsetof(KilnHostApi, node_annotation_at) == 1272);  // since 1.2
+static_assert(offsetof(KilnHostApi, value_set_annotation) == 1280);  // since 1.2
+static_assert(offsetof(KilnHostApi, value_annotation) == 1288);  // since 1.2
+static_assert(offsetof(KilnHostApi, value_annotation_count) == 1296);  // since 1.2
+static_assert(offsetof(KilnHostApi, value_annotation_at) == 1304);  // since 1.2
+static_assert(offsetof(KilnHostApi, graph_topo_order) == 1312);  // since 1.2
+static_assert(offsetof(KilnHostApi, node_topo_index) == 1320);  // since 1.2
+static_assert(offsetof(KilnHostApi, node_idom) == 1328);  // since 1.2
+static_assert(offsetof(KilnHostApi, node_ipostdom) == 1336);  // since 1.2
+static_assert(offsetof(KilnHostApi, node_dominates) == 1344);  // since 1.2
+static_assert(offsetof(KilnHostApi, node_postdominates) == 1352);  // since 1.2
+static_assert(offsetof(KilnHostApi, node_reaches) == 1360);  // since 1.2
+static_assert(offsetof(KilnHostApi, nodes_are_convex) == 1368);  // since 1.2
+static_assert(offsetof(KilnHostApi, pass_add_report) == 1376);  // since 1.2
+static_assert(offsetof(KilnHostApi, fusion_rule_pack_count) == 1384);  // since 1.2
+static_assert(offsetof(KilnHostApi, fusion_rule_pack_at) == 1392);  // since 1.2
+static_assert(offsetof(KilnHostApi, target_active) == 1400);  // since 1.3
+static_assert(offsetof(KilnHostApi, target_engine_count) == 1408);  // since 1.3
+static_assert(offsetof(KilnHostApi, target_engine_at) == 1416);  // since 1.3
+static_assert(offsetof(KilnHostApi, target_node_engine) == 1424);  // since 1.3
+static_assert(offsetof(KilnHostApi, target_estimate) == 1432);  // since 1.3
+static_assert(offsetof(KilnHostApi, target_sync_cost) == 1440);  // since 1.3
+static_assert(offsetof(KilnHostApi, target_transfer_cost) == 1448);  // since 1.3
+static_assert(offsetof(KilnHostApi, target_preferred_format) == 1456);  // since 1.3
+static_assert(offsetof(KilnHostApi, host_config_dir) == 1464);  // since 1.3
+static_assert(offsetof(KilnHostApi, node_call_instance) == 1472);  // since 1.3
+
+// ---- the constants of 1.2 ----
+static_assert(KILN_ABI_VERSION_1_2 == 0x00010002u);
+static_assert(KILN_ANALYSIS_TOPO_ORDER == 1 && KILN_ANALYSIS_DOMINATORS == 2 && KILN_ANALYSIS_POST_DOMINATORS == 4 &&
+              KILN_ANALYSIS_REACHABILITY == 8 && KILN_ANALYSIS_ALL == 15);
+static_assert(KILN_OUTLINE_ALLOW_EXTRA_OUTPUTS == 1 && KILN_OUTLINE_REUSE_BODY == 2 &&
+              KILN_OUTLINE_ATTRIBUTES_BY_REFERENCE == 4 && KILN_OUTLINE_ASSUME_CONVEX == 8);
+static_assert(std::string_view(KILN_TEMPORARY_MARK_PREFIX) == "__kiln_");
+static_assert(std::string_view(KILN_ANNOTATIONS_METADATA_KEY) == "kiln.annotations");
+
+// ---- the constants and callback types of 1.3 ----
+static_assert(KILN_ABI_VERSION_1_3 == 0x00010003u);
+static_assert(KILN_STATUS_CONFIG_ERROR == 10);
+static_assert(std::is_same_v<KilnTargetEngineFn, KilnStatus* (*)(void*, KilnNode*, const char**)>);
+static_assert(std::is_same_v<KilnTargetEstimateFn,
+                             KilnStatus* (*)(void*, KilnNode* const*, size_t, KilnCostEstimate*)>);
+static_assert(std::is_same_v<KilnTargetSyncCostFn, KilnStatus* (*)(void*, const char*, const char*, double*)>);
+static_assert(std::is_same_v<KilnTargetTransferCostFn,
+                             KilnStatus* (*)(void*, KilnValue*, const char*, const char*, double*)>);
+static_assert(std::is_same_v<KilnTargetFormatFn, KilnStatus* (*)(void*, KilnNode*, int32_t, size_t, const char**)>);
+static_assert(std::is_same_v<decltype(KilnHostApi::target_active), const char* (*)(void)>);
+static_assert(std::is_same_v<decltype(KilnHostApi::target_estimate),
+                             KilnStatus* (*)(KilnNode* const*, size_t, KilnCostEstimate*)>);
+static_assert(std::is_same_v<decltype(KilnHostApi::host_config_dir), const char* (*)(void)>);
+static_assert(std::is_same_v<decltype(KilnHostApi::node_call_instance), KilnStatus* (*)(KilnNode*, KilnGraph**)>);
 
 // ---- the entry point never changes ----
 static_assert(std::is_same_v<decltype(&kiln_plugin_entry), KilnPluginEntryFn>);
@@ -232,11 +386,13 @@ static_assert(std::is_same_v<KilnPluginEntryFn,
 namespace {
 
 TEST(AbiVersion, MacrosPackMajorAndMinor) {
-  EXPECT_EQ(KILN_ABI_VERSION, 0x00010001u);
+  EXPECT_EQ(KILN_ABI_VERSION, 0x00010003u);
   EXPECT_EQ(KILN_ABI_VERSION_1_0, 0x00010000u);
-  EXPECT_EQ(KILN_ABI_VERSION_1_1, KILN_ABI_VERSION);
+  EXPECT_EQ(KILN_ABI_VERSION_1_1, 0x00010001u);
+  EXPECT_EQ(KILN_ABI_VERSION_1_2, 0x00010002u);
+  EXPECT_EQ(KILN_ABI_VERSION_1_3, KILN_ABI_VERSION);
   EXPECT_EQ(KILN_ABI_VERSION_GET_MAJOR(KILN_ABI_VERSION), 1u);
-  EXPECT_EQ(KILN_ABI_VERSION_GET_MINOR(KILN_ABI_VERSION), 1u);
+  EXPECT_EQ(KILN_ABI_VERSION_GET_MINOR(KILN_ABI_VERSION), 3u);
   EXPECT_EQ(KILN_ABI_VERSION_GET_MAJOR(KILN_MAKE_ABI_VERSION(2, 7)), 2u);
   EXPECT_EQ(KILN_ABI_VERSION_GET_MINOR(KILN_MAKE_ABI_VERSION(2, 7)), 7u);
   EXPECT_STREQ(KILN_PLUGIN_ENTRY_SYMBOL, "kiln_plugin_entry");
@@ -316,8 +472,11 @@ TEST(AbiLayout, StructHasFieldGatesNewerFields) {
   pass.struct_size = KILN_PASS_INFO_SIZE_1_0;
   EXPECT_TRUE(KILN_STRUCT_HAS_FIELD(&pass, KilnPassInfo, destroy_user_data));
   EXPECT_FALSE(KILN_STRUCT_HAS_FIELD(&pass, KilnPassInfo, on_finish_graph));
-  pass.struct_size = sizeof pass;
+  pass.struct_size = KILN_STRUCT_SIZE_UNTIL(KilnPassInfo, on_finish_graph);  // a 1.1 plugin's
   EXPECT_TRUE(KILN_STRUCT_HAS_FIELD(&pass, KilnPassInfo, on_finish_graph));
+  EXPECT_FALSE(KILN_STRUCT_HAS_FIELD(&pass, KilnPassInfo, preserved_analyses));
+  pass.struct_size = sizeof pass;
+  EXPECT_TRUE(KILN_STRUCT_HAS_FIELD(&pass, KilnPassInfo, reserved1));
 
   KilnPluginDescriptor descriptor{};
   descriptor.struct_size = KILN_PLUGIN_DESCRIPTOR_SIZE_1_0;
@@ -328,8 +487,11 @@ TEST(AbiLayout, StructHasFieldGatesNewerFields) {
   EXPECT_TRUE(KILN_HOST_HAS(&host, infer_set_output));
   EXPECT_FALSE(KILN_HOST_HAS(&host, node_subgraph_count));
   EXPECT_FALSE(KILN_HOST_HAS(&host, node_inline_subgraph));
-  host.struct_size = sizeof host;
+  host.struct_size = KILN_STRUCT_SIZE_UNTIL(KilnHostApi, node_inline_subgraph);  // a 1.1 host's
   EXPECT_TRUE(KILN_HOST_HAS(&host, node_inline_subgraph));
+  EXPECT_FALSE(KILN_HOST_HAS(&host, graph_model));
+  host.struct_size = sizeof host;
+  EXPECT_TRUE(KILN_HOST_HAS(&host, fusion_rule_pack_at));
 }
 
 // What a host reads from a plugin of another major version, to name it in the error, never moves.

@@ -2,7 +2,8 @@
 # sdk/examples/hello_plugin out of tree against that prefix alone, and checks the plugin exports its entry.
 # Leaves the plugin at ${WORK_DIR}/build/libhello_plugin.so for the tests that load it (fixture
 # kiln_hello_plugin).
-#   cmake -DBUILD_DIR=... -DEXAMPLE_DIR=... -DWORK_DIR=... -DGENERATOR=... [-DCXX_COMPILER=...] -P this
+# Other SDK examples use it too, naming their plugin with -DPLUGIN_NAME (default hello_plugin).
+#   cmake -DBUILD_DIR=... -DEXAMPLE_DIR=... -DWORK_DIR=... -DGENERATOR=... [-DCXX_COMPILER=...] [-DPLUGIN_NAME=...] -P this
 foreach(var BUILD_DIR EXAMPLE_DIR WORK_DIR GENERATOR)
   if(NOT ${var})
     message(FATAL_ERROR "hello_plugin_out_of_tree.cmake: ${var} is not set")
@@ -32,7 +33,10 @@ endif()
 execute_process(COMMAND ${CMAKE_COMMAND} ${configure_args} COMMAND_ERROR_IS_FATAL ANY)
 execute_process(COMMAND ${CMAKE_COMMAND} --build ${WORK_DIR}/build COMMAND_ERROR_IS_FATAL ANY)
 
-set(plugin ${WORK_DIR}/build/libhello_plugin.so)
+if(NOT PLUGIN_NAME)
+  set(PLUGIN_NAME hello_plugin)
+endif()
+set(plugin ${WORK_DIR}/build/lib${PLUGIN_NAME}.so)
 if(NOT EXISTS ${plugin})
   message(FATAL_ERROR "the out-of-tree build made no ${plugin}")
 endif()
@@ -43,4 +47,4 @@ if(NM)
     message(FATAL_ERROR "${plugin} does not export kiln_plugin_entry:\n${symbols}")
   endif()
 endif()
-message(STATUS "hello_plugin built out of tree: ${plugin}")
+message(STATUS "${PLUGIN_NAME} built out of tree: ${plugin}")

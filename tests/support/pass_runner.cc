@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "compile/compiler.h"
+#include "compile/compile_flow.h"
 #include "options/option_layer.h"
 
 namespace kiln::testing {
@@ -27,15 +27,17 @@ std::string YamlPass(const std::string& p) {
 }
 
 PassRun Compile(Model& model, CompileRequest& req, const std::map<std::string, std::string>& options) {
-  Compiler compiler;
-  OptionLayer session(OptionPlace::kSession);
-  for (const auto& [k, v] : options) session.Set(compiler.options(), k, v, "test");
+  // As kiln compile does: the plugins before the options, which may be theirs (oo.memoryPolicy is folding's).
+  CompileFlow flow({}, req.pipeline_file);
+  std::vector<OptionText> texts;
+  for (const auto& [k, v] : options) texts.push_back({k, v, "test"});
+  OptionLayer session = flow.SetOptions(OptionPlace::kSession, texts);
   req.session = &session;
   req.verify_each = true;
   req.strict = true;
-  ResolvedPipeline resolved = compiler.Resolve(req);
+  ResolvedPipeline resolved = flow.Resolve(req);
   PassRun run;
-  run.report = compiler.Run(model, resolved, req);
+  run.report = flow.compiler().Run(model, resolved, req);
   return run;
 }
 

@@ -45,6 +45,15 @@
  *   1.1  KilnPluginDescriptor.description; KilnPassInfo.on_finish_graph (the after-walk hook); the subgraph slots
  *        at the end of KilnHostApi (node_subgraph_count, node_subgraph, attr_graph, graph_parent_node, value_graph,
  *        node_inline_subgraph).
+ *   1.2  the model (opset imports, metadata), model-local functions (create, read, outline, inline, remove),
+ *        initializer enumeration, graph inputs and outputs, GRAPH/GRAPHS/TENSORS and reference attributes, node and
+ *        value renaming, stable node ids, annotations that survive export, host analyses (cached topological
+ *        order, dominator and post-dominator trees, reachability and convexity), structured report entries,
+ *        the fusion rule packs other plugins registered; KilnPassInfo.preserved_analyses.
+ *   1.3  hardware targets: KilnTargetInfo's engines, cost, barrier, format and description callbacks
+ *        (KilnCostEstimate), and the host slots that forward any pass's question to the active target
+ *        (target_active .. target_preferred_format); host_config_dir; node_call_instance (a call's body typed
+ *        for that call).
  *
  * This header compiles as C99 and as C++.
  */
@@ -63,7 +72,7 @@ extern "C" {
  * ------------------------------------------------------------------------------------------------------------- */
 
 #define KILN_ABI_VERSION_MAJOR 1
-#define KILN_ABI_VERSION_MINOR 1
+#define KILN_ABI_VERSION_MINOR 3
 /* Casts that C++ code compiled with -Wold-style-cast also accepts. */
 #ifdef __cplusplus
 #define KILN_U32_(x) static_cast<uint32_t>(x)
@@ -81,6 +90,8 @@ extern "C" {
 #define KILN_ABI_VERSION KILN_MAKE_ABI_VERSION(KILN_ABI_VERSION_MAJOR, KILN_ABI_VERSION_MINOR)
 #define KILN_ABI_VERSION_1_0 KILN_MAKE_ABI_VERSION(1, 0)
 #define KILN_ABI_VERSION_1_1 KILN_MAKE_ABI_VERSION(1, 1)
+#define KILN_ABI_VERSION_1_2 KILN_MAKE_ABI_VERSION(1, 2)
+#define KILN_ABI_VERSION_1_3 KILN_MAKE_ABI_VERSION(1, 3)
 
 /** The name of the entry symbol, for the loader. */
 #define KILN_PLUGIN_ENTRY_SYMBOL "kiln_plugin_entry"
@@ -120,7 +131,10 @@ enum {
   KILN_STATUS_OUT_OF_RANGE = 6,        /**< an index past the end */
   KILN_STATUS_ABI_MISMATCH = 7,        /**< incompatible ABI versions or struct sizes */
   KILN_STATUS_OUT_OF_MEMORY = 8,       /**< an allocation failed or a size is over the host's limits */
-  KILN_STATUS_INTERNAL = 9             /**< a bug, or an exception caught at the boundary */
+  KILN_STATUS_INTERNAL = 9,            /**< a bug, or an exception caught at the boundary */
+  /** since 1.3: the user's configuration is wrong (a file an option names does not parse, say). A pass failing
+      with it stops the compile with exit code 3 (its changes rolled back), --strict or not. */
+  KILN_STATUS_CONFIG_ERROR = 10
 };
 
 /** Log levels (KilnLogLevel), mapped onto the host's logger. */
@@ -201,6 +215,39 @@ enum {
 /** value_consumer's input index for a node that reads the value inside one of its subgraphs. */
 #define KILN_IMPLICIT_INPUT SIZE_MAX
 
+/** Host analyses (since 1.2): bits of KilnPassInfo.preserved_analyses, the analyses a pass keeps valid. */
+enum {
+  KILN_ANALYSIS_TOPO_ORDER = 1,      /**< graph_topo_order, node_topo_index */
+  KILN_ANALYSIS_DOMINATORS = 2,      /**< node_idom, node_dominates */
+  KILN_ANALYSIS_POST_DOMINATORS = 4, /**< node_ipostdom, node_postdominates */
+  KILN_ANALYSIS_REACHABILITY = 8,    /**< node_reaches, nodes_are_convex */
+  KILN_ANALYSIS_ALL = 15
+};
+
+/** KilnOutlineInfo.flags bits (since 1.2). */
+enum {
+  /** Values the group computes that are read outside it, beyond KilnOutlineInfo.outputs, become extra outputs of
+      the call (else the outline is refused, naming the value and its reader). */
+  KILN_OUTLINE_ALLOW_EXTRA_OUTPUTS = 1,
+  /** Reuse a function of the same domain whose body, inputs, outputs and attributes are structurally equal (only
+      names may differ) instead of adding a new one: one body for every call of the same shape of group. */
+  KILN_OUTLINE_REUSE_BODY = 2,
+  /** Every attribute of the outlined nodes (but GRAPH/GRAPHS) becomes a function attribute that the body refers
+      to (ref_attr_name) and the call sets, so groups that differ only in attribute values share one body. */
+  KILN_OUTLINE_ATTRIBUTES_BY_REFERENCE = 4,
+  /** The caller has checked that the set is convex (and, outlining several groups, that they create no cycle
+      together), so the host skips its own check, which costs a walk of the graph unless the topological order is
+      cached and current. The host still checks the graph for cycles once when the callback returns, and fails
+      the callback (rolling it back) if one was made. */
+  KILN_OUTLINE_ASSUME_CONVEX = 8
+};
+
+/** The prefix of Kiln's temporary marks: attributes and annotation keys starting with it never reach the output
+    (since 1.2 the exporter strips them by this prefix alone). */
+#define KILN_TEMPORARY_MARK_PREFIX "__kiln_"
+/** The model metadata_props key under which annotations are written (a JSON object; see node_set_annotation). */
+#define KILN_ANNOTATIONS_METADATA_KEY "kiln.annotations"
+
 /* ---------------------------------------------------------------------------------------------------------------
  * Opaque handles. All are owned by the host; a plugin never frees one except through the slot named for it.
  * ------------------------------------------------------------------------------------------------------------- */
@@ -215,6 +262,8 @@ typedef struct KilnPassContext KilnPassContext;       /**< one pass run: re-pass
 typedef struct KilnKernelContext KilnKernelContext;   /**< one kernel call: inputs, outputs, attributes */
 typedef struct KilnShapeContext KilnShapeContext;     /**< one shape-inference call of a custom op */
 typedef struct KilnComputeResult KilnComputeResult;   /**< outputs of node_compute; release when done */
+typedef struct KilnModel KilnModel;                   /**< the model a graph belongs to (since 1.2) */
+typedef struct KilnFunction KilnFunction;             /**< a model-local function (since 1.2) */
 
 typedef struct KilnHostApi KilnHostApi;
 
@@ -335,6 +384,11 @@ typedef struct KilnPassInfo {
   /** Node passes: called once after the walk has drained; may hand nodes back with pass_request_repass, and the
       walk then resumes (GE's OnFinishGraph). May be NULL. Ignored for graph passes. */
   KilnRunOnGraphFn on_finish_graph;
+  /* --- since 1.2 --- */
+  /** KILN_ANALYSIS_* bits: the host analyses this pass keeps valid when it changes a graph (the others are
+      recomputed on the next query). 0: it keeps none, the safe default. */
+  uint32_t preserved_analyses;
+  uint32_t reserved1; /**< 0 */
 } KilnPassInfo;
 
 /** Computes one node: read inputs and attributes from ctx, allocate and fill every output. Returning a status
@@ -387,11 +441,98 @@ typedef struct KilnFusionRulePackInfo {
   const char* source_name; /**< what error messages call the text ("hello_rules.yaml"); may be NULL */
 } KilnFusionRulePackInfo;
 
-/** A hardware target. Only the kind is reserved: its fields come with the target issue (appended). */
+/**
+ * What a target estimates for one node, or for a set of nodes run as one fused kernel (since 1.3). The host
+ * zeroes it and sets struct_size before the call; the target fills what it knows. Strings stay valid until the
+ * callback returns (the host copies them).
+ */
+typedef struct KilnCostEstimate {
+  size_t struct_size;     /**< sizeof(KilnCostEstimate) of the host */
+  double seconds;         /**< estimated time, launch and barriers included */
+  double compute_seconds; /**< the roofline's compute part */
+  double memory_seconds;  /**< the roofline's memory part (bytes moved to and from off-chip memory) */
+  double launch_seconds;  /**< launch overhead included in seconds */
+  double barrier_seconds; /**< barriers between engines inside a group, included in seconds */
+  uint64_t flops;         /**< arithmetic operations counted */
+  uint64_t offchip_bytes; /**< bytes read from and written to off-chip memory (HBM, DRAM) */
+  uint64_t onchip_bytes;  /**< peak bytes a group keeps on chip (its tile working set) */
+  uint32_t launches;      /**< kernel launches: 1 for a node or a fusable group, 0 for work done on the host */
+  uint32_t barriers;      /**< engine switches inside a group (cube <-> vector on Ascend) */
+  int32_t feasible;       /**< for a group: 0 when it cannot run as one kernel (e.g. working set over the on-chip
+                               buffer); 1 otherwise */
+  int32_t reserved0;      /**< 0 */
+  const char* engine;     /**< the engine it runs on (for a group: the first one) */
+  const char* reason;     /**< why it is not feasible, or a note for the report; may be NULL */
+} KilnCostEstimate;
+
+/** Target callbacks (since 1.3). A call node of a model-local function stands for its body fused. */
+typedef KilnStatus* (*KilnTargetEngineFn)(void* user_data, KilnNode* node, const char** out_engine);
+typedef KilnStatus* (*KilnTargetEstimateFn)(void* user_data, KilnNode* const* nodes, size_t count,
+                                            KilnCostEstimate* out);
+typedef KilnStatus* (*KilnTargetSyncCostFn)(void* user_data, const char* from_engine, const char* to_engine,
+                                            double* out_seconds);
+typedef KilnStatus* (*KilnTargetTransferCostFn)(void* user_data, KilnValue* value, const char* from_format,
+                                                const char* to_format, double* out_seconds);
+typedef KilnStatus* (*KilnTargetFormatFn)(void* user_data, KilnNode* node, int32_t is_output, size_t index,
+                                          const char** out_format);
+
+/** A hardware target: its engines and what it estimates; the host forwards every pass's question about the active
+    target (oo.target) to these callbacks. Before 1.3 only the name existed. */
 typedef struct KilnTargetInfo {
   size_t struct_size; /**< sizeof(KilnTargetInfo) */
   const char* name;   /**< unique target name */
+  /* --- since 1.3 --- */
+  const char* description;         /**< one line for `kiln targets`; may be NULL */
+  const char* const* engines;      /**< engine names ("cube", "vector", "aicpu", "host"); at least one */
+  size_t engine_count;
+  const char* const* formats;      /**< data formats it supports ("ND", "NCHW", "NC1HWC0", ...); may be NULL */
+  size_t format_count;
+  /** Details for `kiln targets --json` and the report (cores, buffers, rates, with where each number comes
+      from), as a JSON object; may be NULL. */
+  const char* details_json;
+  void* user_data;                 /**< handed to every callback */
+  KilnTargetEngineFn node_engine;  /**< required: the engine a node runs on */
+  /** Required: one node (count 1) or a group fused into one kernel (count > 1, in topological order). */
+  KilnTargetEstimateFn estimate;
+  /** Seconds a barrier costs between a task on from_engine and the next on to_engine (0: none needed); may be
+      NULL (no barriers). */
+  KilnTargetSyncCostFn sync_cost;
+  /** Seconds converting value from one format to another costs; may be NULL (formats are free). */
+  KilnTargetTransferCostFn transfer_cost;
+  /** The format the target prefers for input (is_output 0) or output index of node ("" or "ND": any); may be
+      NULL. */
+  KilnTargetFormatFn preferred_format;
+  KilnDestroyFn destroy_user_data; /**< may be NULL */
 } KilnTargetInfo;
+
+/** A new model-local function (model_create_function, since 1.2): its signature; the body is built afterwards
+    through function_body with graph_create_node and graph_add_output. */
+typedef struct KilnFunctionInfo {
+  size_t struct_size;                   /**< sizeof(KilnFunctionInfo) */
+  const char* domain;                   /**< a custom domain ("kiln.fused"); the ONNX domains are refused */
+  const char* name;                     /**< unique in its domain */
+  const char* const* input_names;       /**< the body's inputs, in order */
+  size_t input_count;
+  const char* const* attribute_names;   /**< attributes a call may set and the body may refer to */
+  size_t attribute_count;
+  const char* doc;                      /**< may be NULL */
+} KilnFunctionInfo;
+
+/** How graph_outline turns a set of nodes into a function and a call (since 1.2). */
+typedef struct KilnOutlineInfo {
+  size_t struct_size;      /**< sizeof(KilnOutlineInfo) */
+  const char* domain;      /**< the function's domain, e.g. "kiln.fused"; imported by the model if it is not */
+  const char* name;        /**< the function's name; a numeric suffix is added when a different body has it */
+  KilnValue* const* outputs; /**< the group's outputs in the call's order; NULL: every value the group computes
+                                  that is read outside it or is a graph output, in topological order */
+  size_t output_count;
+  uint32_t flags;          /**< KILN_OUTLINE_* bits */
+  uint32_t reserved0;      /**< 0 */
+  /** Constants (initializers) of at most this many bytes that the group reads are copied into the body as
+      Constant nodes; larger ones, and every graph input or outer value, become inputs of the call. */
+  uint64_t embed_constant_max_bytes;
+  const char* call_name;   /**< the call node's name; NULL or "": generated from the function name */
+} KilnOutlineInfo;
 
 /** The smallest struct_size accepted for each struct (the end of its last 1.0 field); for KilnHostApi, the
     smallest table a 1.x plugin can rely on. */
@@ -643,6 +784,172 @@ struct KilnHostApi {
   /** Replaces node by a copy of subgraph index's nodes in node's graph (If with a constant condition): the
       subgraph's outputs take the place of node's outputs. */
   KilnStatus* (*node_inline_subgraph)(KilnNode* node, size_t index);
+
+  /* ----- since 1.2: the model. Check KILN_HOST_HAS before calling a slot from here on ----- */
+  /** The model a graph (main graph, subgraph or function body) belongs to. */
+  KilnModel* (*graph_model)(KilnGraph* graph);
+  KilnGraph* (*model_graph)(KilnModel* model);
+  int64_t (*model_ir_version)(KilnModel* model);
+  size_t (*model_opset_count)(KilnModel* model);
+  /** The domain ("" = ai.onnx) of opset import index; *out_version (if not NULL) gets its version. */
+  const char* (*model_opset_at)(KilnModel* model, size_t index, int64_t* out_version);
+  /** Imports domain at version when the model does not import it; succeeds when it already does at that version
+      or when version is 0 (any); FAILED_PRECONDITION when it imports another version. */
+  KilnStatus* (*model_ensure_opset)(KilnModel* model, const char* domain, int64_t version);
+  size_t (*model_metadata_count)(KilnModel* model);
+  /** Key of metadata_props entry index; *out_value (if not NULL) gets its value. */
+  const char* (*model_metadata_at)(KilnModel* model, size_t index, const char** out_value);
+  /** Sets (or, with value NULL, removes) a metadata_props entry. KILN_ANNOTATIONS_METADATA_KEY is the host's. */
+  KilnStatus* (*model_set_metadata)(KilnModel* model, const char* key, const char* value);
+
+  /* ----- since 1.2: model-local functions (ONNX FunctionProto). A call is a node whose domain and op type are a
+     function's domain and name; inputs and outputs bind by position, attributes by name (ref_attr_name). ----- */
+  size_t (*model_function_count)(KilnModel* model);
+  KilnFunction* (*model_function_at)(KilnModel* model, size_t index);
+  /** NULL when the model has no function of that domain and name. */
+  KilnFunction* (*model_find_function)(KilnModel* model, const char* domain, const char* name);
+  /** A new function with an empty body whose inputs are info's; the model imports its domain (version 1) if it
+      does not, and the function imports the model's version of every domain its body comes to use. */
+  KilnStatus* (*model_create_function)(KilnModel* model, const KilnFunctionInfo* info, KilnFunction** out_function);
+  /** Removes a function nothing calls (FAILED_PRECONDITION while a call is left). */
+  KilnStatus* (*function_remove)(KilnFunction* function);
+  const char* (*function_name)(KilnFunction* function);
+  const char* (*function_domain)(KilnFunction* function);
+  /** The body: a graph whose inputs and outputs are the function's; read and build it with the graph slots. */
+  KilnGraph* (*function_body)(KilnFunction* function);
+  size_t (*function_attribute_count)(KilnFunction* function);
+  const char* (*function_attribute_name)(KilnFunction* function, size_t index);
+  /** How many nodes of the model (in any graph, subgraph or function body) call it. */
+  size_t (*function_call_count)(KilnFunction* function);
+  /** The function node calls; NULL when it is not a call. */
+  KilnFunction* (*node_function)(KilnNode* node);
+  /** The function whose body graph is; NULL for the main graph and for subgraphs of nodes. */
+  KilnFunction* (*graph_function)(KilnGraph* graph);
+  /** Moves nodes (all of graph, a convex set) into a new function (or, with KILN_OUTLINE_REUSE_BODY, an equal
+      existing one) and puts one call in their place: the call reads what the group read from outside and its
+      outputs keep the names, types and readers of the values they replace. FAILED_PRECONDITION, with the reason,
+      when the set is empty, spans graphs, is not convex (a path leaves it and comes back), or computes a value
+      read outside it that is not an output (without KILN_OUTLINE_ALLOW_EXTRA_OUTPUTS). */
+  KilnStatus* (*graph_outline)(KilnGraph* graph, KilnNode* const* nodes, size_t count, const KilnOutlineInfo* info,
+                               KilnNode** out_call, KilnFunction** out_function);
+  /** Replaces a call by a copy of its function's body, attribute references bound to the call's attributes; the
+      body's outputs take the names and readers of the call's outputs. The function stays (function_remove). */
+  KilnStatus* (*node_inline_function)(KilnNode* call);
+
+  /* ----- since 1.2: building graphs ----- */
+  size_t (*graph_initializer_count)(KilnGraph* graph);
+  KilnValue* (*graph_initializer_at)(KilnGraph* graph, size_t index);
+  /** Removes a value nothing reads that no node produces: an initializer, or a graph input (dropped from the
+      inputs). FAILED_PRECONDITION otherwise. */
+  KilnStatus* (*value_remove)(KilnValue* value);
+  /** Appends a graph input of that name (unique in scope) and tensor type (as value_set_tensor_type). */
+  KilnStatus* (*graph_add_input)(KilnGraph* graph, const char* name, int32_t elem_type, int64_t rank,
+                                 const int64_t* dims, const char* const* symbols, KilnValue** out_value);
+  /** Appends value (visible in graph) to the graph's outputs. */
+  KilnStatus* (*graph_add_output)(KilnGraph* graph, KilnValue* value);
+  KilnStatus* (*graph_set_output)(KilnGraph* graph, size_t index, KilnValue* value);
+  KilnStatus* (*graph_remove_output)(KilnGraph* graph, size_t index);
+  /** Renames a value; FAILED_PRECONDITION when the name is taken anywhere in the model. */
+  KilnStatus* (*value_set_name)(KilnValue* value, const char* name);
+  /** Renames a node (names need not be unique; "" clears it). */
+  KilnStatus* (*node_set_name)(KilnNode* node, const char* name);
+  /** A number unique in the model that never changes for the node's life and is never reused. */
+  uint64_t (*node_id)(KilnNode* node);
+  /** The live node with that id, in any graph of the model; NULL when there is none. */
+  KilnNode* (*model_find_node)(KilnModel* model, uint64_t id);
+
+  /* ----- since 1.2: more attributes ----- */
+  /** A GRAPH attribute: source NULL gives an empty graph to build; else a deep copy of source, whose reads of
+      outer values are bound by name in node's scope. *out_graph (if not NULL) gets the new subgraph. */
+  KilnStatus* (*node_set_attr_graph)(KilnNode* node, const char* name, KilnGraph* source, KilnGraph** out_graph);
+  /** A GRAPHS attribute of deep copies of sources. */
+  KilnStatus* (*node_set_attr_graphs)(KilnNode* node, const char* name, KilnGraph* const* sources, size_t count);
+  /** A TENSORS attribute; the data is copied. */
+  KilnStatus* (*node_set_attr_tensors)(KilnNode* node, const char* name, const KilnTensorView* const* tensors,
+                                       size_t count);
+  /** In a function body: an attribute of type attr_type that takes the value of the call's attribute
+      ref_attr_name (ONNX's ref_attr_name). */
+  KilnStatus* (*node_set_attr_ref)(KilnNode* node, const char* name, int32_t attr_type, const char* ref_attr_name);
+  /** The graphs of a GRAPH (one) or GRAPHS attribute. */
+  size_t (*attr_graph_count)(const KilnAttribute* attr);
+  KilnGraph* (*attr_graph_at)(const KilnAttribute* attr, size_t index);
+  /** The tensors of a TENSOR (one) or TENSORS attribute, read-only views. */
+  size_t (*attr_tensor_count)(const KilnAttribute* attr);
+  const KilnTensorView* (*attr_tensor_at)(const KilnAttribute* attr, size_t index);
+  /** The caller's attribute a function-body attribute refers to; NULL when it holds its own value. */
+  const char* (*attr_ref_name)(const KilnAttribute* attr);
+
+  /* ----- since 1.2: annotations. String key/value pairs on nodes and values that survive export: they are
+     written to the model's metadata_props under KILN_ANNOTATIONS_METADATA_KEY as one JSON object
+     {"nodes": {node name: {key: value}}, "values": {value name: {key: value}}} and read back on import (a node
+     without a name gets one when annotated). Keys starting with KILN_TEMPORARY_MARK_PREFIX are not written. ----- */
+  /** Sets (value NULL: removes) an annotation. */
+  KilnStatus* (*node_set_annotation)(KilnNode* node, const char* key, const char* value);
+  /** NULL when absent. */
+  const char* (*node_annotation)(KilnNode* node, const char* key);
+  size_t (*node_annotation_count)(KilnNode* node);
+  const char* (*node_annotation_at)(KilnNode* node, size_t index, const char** out_value);
+  KilnStatus* (*value_set_annotation)(KilnValue* value, const char* key, const char* annotation);
+  const char* (*value_annotation)(KilnValue* value, const char* key);
+  size_t (*value_annotation_count)(KilnValue* value);
+  const char* (*value_annotation_at)(KilnValue* value, size_t index, const char** out_value);
+
+  /* ----- since 1.2: host analyses over one graph's data edges (a node that reads a value inside its subgraphs
+     depends on the value's producer). Computed on first query and kept until a change to the graph's structure
+     that the running pass does not declare it preserves (KilnPassInfo.preserved_analyses). Dominance is from a
+     virtual entry before every node, post-dominance from a virtual exit after every node. ----- */
+  /** The graph's nodes in the cached topological order (the order graph_nodes gives); as graph_nodes. */
+  size_t (*graph_topo_order)(KilnGraph* graph, KilnNode** out_nodes, size_t capacity);
+  /** The node's position in graph_topo_order; -1 for NULL or a deleted node. */
+  int64_t (*node_topo_index)(KilnNode* node);
+  /** The immediate dominator; NULL when only the virtual entry dominates node. */
+  KilnNode* (*node_idom)(KilnNode* node);
+  /** The immediate post-dominator; NULL when only the virtual exit post-dominates node. */
+  KilnNode* (*node_ipostdom)(KilnNode* node);
+  /** Non-zero when every path from the entry to b passes a (a node dominates itself). */
+  int (*node_dominates)(KilnNode* a, KilnNode* b);
+  /** Non-zero when every path from b to the exit passes a (a node post-dominates itself). */
+  int (*node_postdominates)(KilnNode* a, KilnNode* b);
+  /** Non-zero when a path of data edges leads from `from` to `to` (of one graph; a node reaches itself). */
+  int (*node_reaches)(KilnNode* from, KilnNode* to);
+  /** Non-zero when the nodes (of one graph) are convex: no path leaves the set and comes back. Else 0, with
+      *out_outside (if not NULL) a node outside on such a path and *out_inside the node of the set it reaches. */
+  int (*nodes_are_convex)(KilnNode* const* nodes, size_t count, KilnNode** out_outside, KilnNode** out_inside);
+
+  /* ----- since 1.2: reports and rule packs ----- */
+  /** Attaches JSON to the running pass's entry of the compile report, under "reports"/key. Arrays given twice
+      under one key are concatenated; anything else replaces. INVALID_ARGUMENT when json does not parse. */
+  KilnStatus* (*pass_add_report)(KilnPassContext* ctx, const char* key, const char* json);
+  /** The fusion rule packs registered so far by every loaded plugin, in registration order. */
+  size_t (*fusion_rule_pack_count)(void);
+  /** Pack index's name; *out_yaml and *out_source_name (either may be NULL) get its text and its source name. */
+  const char* (*fusion_rule_pack_at)(size_t index, const char** out_yaml, const char** out_source_name);
+
+  /* ----- since 1.3: the active target (option oo.target, `kiln compile --target NAME`). Any pass may ask; the host
+     forwards to the plugin that registered the target. Without one: target_active gives NULL and the others
+     fail with NOT_FOUND. ----- */
+  /** The active target's name, or NULL when none is. */
+  const char* (*target_active)(void);
+  size_t (*target_engine_count)(void);
+  const char* (*target_engine_at)(size_t index);
+  KilnStatus* (*target_node_engine)(KilnNode* node, const char** out_engine);
+  /** As KilnTargetInfo.estimate; the host sets out->struct_size. */
+  KilnStatus* (*target_estimate)(KilnNode* const* nodes, size_t count, KilnCostEstimate* out);
+  KilnStatus* (*target_sync_cost)(const char* from_engine, const char* to_engine, double* out_seconds);
+  KilnStatus* (*target_transfer_cost)(KilnValue* value, const char* from_format, const char* to_format,
+                                      double* out_seconds);
+  KilnStatus* (*target_preferred_format)(KilnNode* node, int32_t is_output, size_t index, const char** out_format);
+  /** The folder of the shipped configuration (pipelines/, fusion/, targets/): $KILN_CONFIG_DIR, the install's
+      share/kiln/configs, or the source tree's configs/. Registration may read its files. */
+  const char* (*host_config_dir)(void);
+  /** The work a call of a model-local function does, as a cost model reads it: the body expanded for this call
+      (attribute references bound, nested calls expanded in place) into a graph of its own. Its inputs and outputs
+      stand for the call's by position (an input the call gives as an initializer or a Constant's output is a
+      constant there instead); its values carry the types shape inference gives from the call's input types,
+      which the shared body cannot (one body serves calls of every shape). Read only; valid until the next
+      question about the same call or the end of the callback. FAILED_PRECONDITION when node calls no
+      model-local function. */
+  KilnStatus* (*node_call_instance)(KilnNode* node, KilnGraph** out_graph);
 };
 
 #ifdef __cplusplus

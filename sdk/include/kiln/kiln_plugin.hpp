@@ -41,8 +41,9 @@ namespace kiln::sdk {
 // ---------------------------------------------------------------------------------------------------------------
 
 // A node pass. The derived class declares `static constexpr std::string_view kName`, and may declare
-// `kDescription`, `kSwitchOption` (the bool option that turns it off) and `static std::vector<OptionSpec>
-// Options()` (its own options, read through PassContext::Option*). Passes keep no state but their options.
+// `kDescription`, `kSwitchOption` (the bool option that turns it off), `kPreservedAnalyses` (KILN_ANALYSIS_*
+// bits: the host analyses it keeps valid, ABI 1.2) and `static std::vector<OptionSpec> Options()` (its own
+// options, read through PassContext::Option*). Passes keep no state but their options.
 class NodePass {
  public:
   virtual ~NodePass() = default;
@@ -214,6 +215,8 @@ void RegisterPass(KilnRegistrar* registrar, std::unique_ptr<P> pass) {
   std::string name(P::kName), description, switch_option;
   if constexpr (requires { P::kDescription; }) description = P::kDescription;
   if constexpr (requires { P::kSwitchOption; }) switch_option = P::kSwitchOption;
+  uint32_t preserved = 0;
+  if constexpr (requires { P::kPreservedAnalyses; }) preserved = P::kPreservedAnalyses;
   std::vector<OptionSpec> specs;
   if constexpr (requires { P::Options(); }) specs = P::Options();
   OptionInfos options(specs);
@@ -235,6 +238,7 @@ void RegisterPass(KilnRegistrar* registrar, std::unique_ptr<P> pass) {
     info.run_on_graph = &PassTrampolines<P>::RunOnGraph;
   }
   info.destroy_user_data = &Destroy<P>;
+  info.preserved_analyses = preserved;
   Check(Host().register_pass(registrar, &info));
   pass.release();  // the host owns it now and destroys it through destroy_user_data
 }

@@ -71,7 +71,7 @@ inline uint32_t NegotiatedAbiVersion() { return std::min<uint32_t>(Host().abi_ve
 #define KILN_SDK_REQUIRE_SLOT(slot)                                                                          \
   do {                                                                                                       \
     if (!KILN_HOST_HAS(&::kiln::sdk::Host(), slot))                                                          \
-      throw ::kiln::sdk::Error("the Kiln host is too old for " #slot " (ABI 1.1)", KILN_STATUS_UNSUPPORTED); \
+      throw ::kiln::sdk::Error("the Kiln host is too old for " #slot, KILN_STATUS_UNSUPPORTED);             \
   } while (0)
 
 // Owns a host status; null is success.
@@ -282,6 +282,8 @@ std::optional<TensorShape> MakeShape(int64_t rank, const int64_t* dims, DimSymbo
 class Graph;
 class Node;
 class Value;
+class Function;
+class Model;
 
 // A node's attribute, read-only.
 class Attribute {
@@ -319,6 +321,10 @@ class Attribute {
   }
   TensorView Tensor() const { return TensorView(Host().attr_tensor(a_)); }
   Graph Subgraph() const;  // a GRAPH attribute (ABI 1.1)
+  std::vector<Graph> Graphs() const;        // a GRAPH or GRAPHS attribute's graphs (ABI 1.2)
+  std::vector<TensorView> Tensors() const;  // a TENSOR or TENSORS attribute's tensors (ABI 1.2)
+  // The caller's attribute a function-body attribute refers to; empty when it holds its own value (ABI 1.2).
+  std::string_view RefName() const;
 
  private:
   const KilnAttribute* a_ = nullptr;
@@ -414,6 +420,14 @@ class Value {
   void ReplaceAllUsesWith(Value replacement) const { Check(Host().value_replace_all_uses(v_, replacement.v_)); }
   Graph OwnerGraph() const;  // ABI 1.1
 
+  // ---- ABI 1.2
+  void SetName(std::string_view name) const;
+  // Removes an initializer or graph input that nothing reads.
+  void Remove() const;
+  std::optional<std::string> Annotation(std::string_view key) const;
+  void SetAnnotation(std::string_view key, const std::optional<std::string>& value) const;
+  std::vector<std::pair<std::string, std::string>> Annotations() const;
+
  private:
   KilnValue* v_ = nullptr;
 };
@@ -499,6 +513,32 @@ class Node : public AttributeReader<Node> {
   size_t SubgraphCount() const;                   // ABI 1.1
   Graph Subgraph(size_t i) const;                 // ABI 1.1
   void InlineSubgraph(size_t i) const;            // ABI 1.1
+
+  // ---- ABI 1.2
+  uint64_t Id() const;
+  void SetName(std::string_view name) const;
+  std::optional<std::string> Annotation(std::string_view key) const;
+  void SetAnnotation(std::string_view key, const std::optional<std::string>& value) const;
+  std::vector<std::pair<std::string, std::string>> Annotations() const;
+  // The function this node calls (null when it is not a call), and inlining it.
+  Function CalledFunction() const;
+  void InlineFunction() const;
+  // Since 1.3: the work this call does, typed for this call (the host slot node_call_instance): a read-only graph
+  // whose inputs and outputs stand for the call's by position. Throws when the node is no call.
+  Graph CallInstance() const;
+  // A GRAPH attribute: a copy of source, or an empty graph to build when source is null; returns the new graph.
+  Graph SetGraphAttr(std::string_view name, Graph source) const;
+  void SetGraphsAttr(std::string_view name, const std::vector<Graph>& sources) const;
+  void SetTensorsAttr(std::string_view name, const std::vector<TensorView>& tensors) const;
+  // In a function body: the attribute takes the call's attribute `ref` (of type attr_type, KILN_ATTR_*).
+  void SetAttrRef(std::string_view name, int32_t attr_type, std::string_view ref) const;
+  // Host analyses of the node's graph.
+  int64_t TopoIndex() const;
+  Node ImmediateDominator() const;      // null: only the graph's entry dominates it
+  Node ImmediatePostDominator() const;  // null: only the graph's exit post-dominates it
+  bool Dominates(Node other) const;
+  bool PostDominates(Node other) const;
+  bool Reaches(Node other) const;
 
  private:
   KilnNode* n_ = nullptr;
@@ -600,6 +640,18 @@ class Graph {
     return Node(Host().graph_parent_node(g_));
   }
 
+  // ---- ABI 1.2
+  Model OwnerModel() const;
+  // The function whose body this graph is; null for the main graph and node subgraphs.
+  Function AsFunctionBody() const;
+  std::vector<Value> Initializers() const;
+  Value AddInput(std::string_view name, int32_t elem_type, const std::optional<TensorShape>& shape) const;
+  void AddOutput(Value v) const;
+  void SetOutput(size_t i, Value v) const;
+  void RemoveOutput(size_t i) const;
+  // The cached topological order (host analysis).
+  std::vector<Node> TopoOrder() const;
+
  private:
   KilnGraph* g_ = nullptr;
 };
@@ -641,6 +693,345 @@ inline void Node::InlineSubgraph(size_t i) const {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
+// ABI 1.2: the model, functions, outlining, analyses
+// ---------------------------------------------------------------------------------------------------------------
+
+// A model-local function.
+class Function {
+ public:
+  Function() = default;
+  explicit Function(KilnFunction* f) : f_(f) {}
+  explicit operator bool() const { return f_ != nullptr; }
+  KilnFunction* raw() const { return f_; }
+  friend bool operator==(const Function&, const Function&) = default;
+  std::string_view Name() const { return detail::OrEmpty(Host().function_name(f_)); }
+  std::string_view Domain() const { return detail::OrEmpty(Host().function_domain(f_)); }
+  Graph Body() const { return Graph(Host().function_body(f_)); }
+  std::vector<std::string_view> AttributeNames() const {
+    std::vector<std::string_view> out(Host().function_attribute_count(f_));
+    for (size_t i = 0; i < out.size(); ++i) out[i] = detail::OrEmpty(Host().function_attribute_name(f_, i));
+    return out;
+  }
+  size_t CallCount() const { return Host().function_call_count(f_); }
+  void Remove() const { Check(Host().function_remove(f_)); }
+
+ private:
+  KilnFunction* f_ = nullptr;
+};
+
+// A new function's signature (Model::CreateFunction).
+struct FunctionSpec {
+  std::string domain;
+  std::string name;
+  std::vector<std::string> inputs;
+  std::vector<std::string> attributes;
+  std::string doc;
+};
+
+// How Graph::Outline groups nodes (KilnOutlineInfo).
+struct OutlineSpec {
+  std::string domain = "kiln.fused";
+  std::string name;
+  std::vector<Value> outputs;  // empty: every value the group computes that is read outside it
+  uint32_t flags = 0;          // KILN_OUTLINE_*
+  uint64_t embed_constant_max_bytes = 0;
+  std::string call_name;
+};
+
+struct Outlined {
+  Node call;
+  Function function;
+};
+
+class Model {
+ public:
+  Model() = default;
+  explicit Model(KilnModel* m) : m_(m) {}
+  explicit operator bool() const { return m_ != nullptr; }
+  KilnModel* raw() const { return m_; }
+  Graph MainGraph() const { return Graph(Host().model_graph(m_)); }
+  int64_t IrVersion() const { return Host().model_ir_version(m_); }
+  std::vector<std::pair<std::string_view, int64_t>> Opsets() const {
+    std::vector<std::pair<std::string_view, int64_t>> out(Host().model_opset_count(m_));
+    for (size_t i = 0; i < out.size(); ++i) out[i].first = detail::OrEmpty(Host().model_opset_at(m_, i, &out[i].second));
+    return out;
+  }
+  void EnsureOpset(std::string_view domain, int64_t version) const {
+    Check(Host().model_ensure_opset(m_, std::string(domain).c_str(), version));
+  }
+  std::vector<std::pair<std::string_view, std::string_view>> Metadata() const {
+    std::vector<std::pair<std::string_view, std::string_view>> out(Host().model_metadata_count(m_));
+    for (size_t i = 0; i < out.size(); ++i) {
+      const char* value = nullptr;
+      out[i].first = detail::OrEmpty(Host().model_metadata_at(m_, i, &value));
+      out[i].second = detail::OrEmpty(value);
+    }
+    return out;
+  }
+  void SetMetadata(std::string_view key, const std::optional<std::string>& value) const {
+    Check(Host().model_set_metadata(m_, std::string(key).c_str(), value ? value->c_str() : nullptr));
+  }
+  std::vector<Function> Functions() const {
+    std::vector<Function> out(Host().model_function_count(m_));
+    for (size_t i = 0; i < out.size(); ++i) out[i] = Function(Host().model_function_at(m_, i));
+    return out;
+  }
+  Function FindFunction(std::string_view domain, std::string_view name) const {
+    return Function(Host().model_find_function(m_, std::string(domain).c_str(), std::string(name).c_str()));
+  }
+  Function CreateFunction(const FunctionSpec& spec) const {
+    std::vector<const char*> inputs, attributes;
+    for (const std::string& s : spec.inputs) inputs.push_back(s.c_str());
+    for (const std::string& s : spec.attributes) attributes.push_back(s.c_str());
+    KilnFunctionInfo info;
+    std::memset(&info, 0, sizeof info);
+    info.struct_size = sizeof info;
+    info.domain = spec.domain.c_str();
+    info.name = spec.name.c_str();
+    info.input_names = inputs.data();
+    info.input_count = inputs.size();
+    info.attribute_names = attributes.data();
+    info.attribute_count = attributes.size();
+    info.doc = spec.doc.empty() ? nullptr : spec.doc.c_str();
+    KilnFunction* f = nullptr;
+    Check(Host().model_create_function(m_, &info, &f));
+    return Function(f);
+  }
+  Node FindNode(uint64_t id) const { return Node(Host().model_find_node(m_, id)); }
+
+ private:
+  KilnModel* m_ = nullptr;
+};
+
+// Outlines `nodes` of graph into a function and a call (graph_outline); throws Error with the host's reason.
+inline Outlined Outline(Graph graph, const std::vector<Node>& nodes, const OutlineSpec& spec) {
+  KILN_SDK_REQUIRE_SLOT(graph_outline);
+  std::vector<KilnNode*> raw;
+  for (const Node& n : nodes) raw.push_back(n.raw());
+  std::vector<KilnValue*> outs;
+  for (const Value& v : spec.outputs) outs.push_back(v.raw());
+  KilnOutlineInfo info;
+  std::memset(&info, 0, sizeof info);
+  info.struct_size = sizeof info;
+  info.domain = spec.domain.c_str();
+  info.name = spec.name.c_str();
+  info.outputs = outs.empty() ? nullptr : outs.data();
+  info.output_count = outs.size();
+  info.flags = spec.flags;
+  info.embed_constant_max_bytes = spec.embed_constant_max_bytes;
+  info.call_name = spec.call_name.empty() ? nullptr : spec.call_name.c_str();
+  KilnNode* call = nullptr;
+  KilnFunction* function = nullptr;
+  Check(Host().graph_outline(graph.raw(), raw.data(), raw.size(), &info, &call, &function));
+  return {Node(call), Function(function)};
+}
+
+// Whether the nodes (of one graph) are convex; when not, *outside and *inside (if not null) get a witness.
+inline bool AreConvex(const std::vector<Node>& nodes, Node* outside = nullptr, Node* inside = nullptr) {
+  KILN_SDK_REQUIRE_SLOT(nodes_are_convex);
+  std::vector<KilnNode*> raw;
+  for (const Node& n : nodes) raw.push_back(n.raw());
+  KilnNode *o = nullptr, *i = nullptr;
+  bool convex = Host().nodes_are_convex(raw.data(), raw.size(), &o, &i) != 0;
+  if (outside) *outside = Node(o);
+  if (inside) *inside = Node(i);
+  return convex;
+}
+
+// A fusion rule pack some loaded plugin registered.
+struct RegisteredRulePack {
+  std::string_view name, yaml, source_name;
+};
+inline std::vector<RegisteredRulePack> RegisteredFusionRulePacks() {
+  KILN_SDK_REQUIRE_SLOT(fusion_rule_pack_at);
+  std::vector<RegisteredRulePack> out(Host().fusion_rule_pack_count());
+  for (size_t i = 0; i < out.size(); ++i) {
+    const char *yaml = nullptr, *source = nullptr;
+    out[i].name = detail::OrEmpty(Host().fusion_rule_pack_at(i, &yaml, &source));
+    out[i].yaml = detail::OrEmpty(yaml);
+    out[i].source_name = detail::OrEmpty(source);
+  }
+  return out;
+}
+
+namespace detail {
+template <class GetCount, class GetAt>
+std::vector<std::pair<std::string, std::string>> ReadAnnotations(GetCount count, GetAt at) {
+  std::vector<std::pair<std::string, std::string>> out(count());
+  for (size_t i = 0; i < out.size(); ++i) {
+    const char* value = nullptr;
+    out[i].first = OrEmpty(at(i, &value));
+    out[i].second = OrEmpty(value);
+  }
+  return out;
+}
+inline std::optional<std::string> OptionalString(const char* s) {
+  return s ? std::optional<std::string>(s) : std::nullopt;
+}
+}  // namespace detail
+
+inline std::vector<Graph> Attribute::Graphs() const {
+  KILN_SDK_REQUIRE_SLOT(attr_graph_at);
+  std::vector<Graph> out(Host().attr_graph_count(a_));
+  for (size_t i = 0; i < out.size(); ++i) out[i] = Graph(Host().attr_graph_at(a_, i));
+  return out;
+}
+inline std::vector<TensorView> Attribute::Tensors() const {
+  KILN_SDK_REQUIRE_SLOT(attr_tensor_at);
+  std::vector<TensorView> out(Host().attr_tensor_count(a_));
+  for (size_t i = 0; i < out.size(); ++i) out[i] = TensorView(Host().attr_tensor_at(a_, i));
+  return out;
+}
+inline std::string_view Attribute::RefName() const {
+  KILN_SDK_REQUIRE_SLOT(attr_ref_name);
+  return detail::OrEmpty(Host().attr_ref_name(a_));
+}
+
+inline void Value::SetName(std::string_view name) const {
+  KILN_SDK_REQUIRE_SLOT(value_set_name);
+  Check(Host().value_set_name(v_, std::string(name).c_str()));
+}
+inline void Value::Remove() const {
+  KILN_SDK_REQUIRE_SLOT(value_remove);
+  Check(Host().value_remove(v_));
+}
+inline std::optional<std::string> Value::Annotation(std::string_view key) const {
+  KILN_SDK_REQUIRE_SLOT(value_annotation);
+  return detail::OptionalString(Host().value_annotation(v_, std::string(key).c_str()));
+}
+inline void Value::SetAnnotation(std::string_view key, const std::optional<std::string>& value) const {
+  KILN_SDK_REQUIRE_SLOT(value_set_annotation);
+  Check(Host().value_set_annotation(v_, std::string(key).c_str(), value ? value->c_str() : nullptr));
+}
+inline std::vector<std::pair<std::string, std::string>> Value::Annotations() const {
+  KILN_SDK_REQUIRE_SLOT(value_annotation_at);
+  return detail::ReadAnnotations([&] { return Host().value_annotation_count(v_); },
+                                 [&](size_t i, const char** v) { return Host().value_annotation_at(v_, i, v); });
+}
+
+inline uint64_t Node::Id() const {
+  KILN_SDK_REQUIRE_SLOT(node_id);
+  return Host().node_id(n_);
+}
+inline void Node::SetName(std::string_view name) const {
+  KILN_SDK_REQUIRE_SLOT(node_set_name);
+  Check(Host().node_set_name(n_, std::string(name).c_str()));
+}
+inline std::optional<std::string> Node::Annotation(std::string_view key) const {
+  KILN_SDK_REQUIRE_SLOT(node_annotation);
+  return detail::OptionalString(Host().node_annotation(n_, std::string(key).c_str()));
+}
+inline void Node::SetAnnotation(std::string_view key, const std::optional<std::string>& value) const {
+  KILN_SDK_REQUIRE_SLOT(node_set_annotation);
+  Check(Host().node_set_annotation(n_, std::string(key).c_str(), value ? value->c_str() : nullptr));
+}
+inline std::vector<std::pair<std::string, std::string>> Node::Annotations() const {
+  KILN_SDK_REQUIRE_SLOT(node_annotation_at);
+  return detail::ReadAnnotations([&] { return Host().node_annotation_count(n_); },
+                                 [&](size_t i, const char** v) { return Host().node_annotation_at(n_, i, v); });
+}
+inline Function Node::CalledFunction() const {
+  KILN_SDK_REQUIRE_SLOT(node_function);
+  return Function(Host().node_function(n_));
+}
+inline void Node::InlineFunction() const {
+  KILN_SDK_REQUIRE_SLOT(node_inline_function);
+  Check(Host().node_inline_function(n_));
+}
+inline Graph Node::CallInstance() const {
+  KILN_SDK_REQUIRE_SLOT(node_call_instance);
+  KilnGraph* g = nullptr;
+  Check(Host().node_call_instance(n_, &g));
+  return Graph(g);
+}
+inline Graph Node::SetGraphAttr(std::string_view name, Graph source) const {
+  KILN_SDK_REQUIRE_SLOT(node_set_attr_graph);
+  KilnGraph* out = nullptr;
+  Check(Host().node_set_attr_graph(n_, std::string(name).c_str(), source.raw(), &out));
+  return Graph(out);
+}
+inline void Node::SetGraphsAttr(std::string_view name, const std::vector<Graph>& sources) const {
+  KILN_SDK_REQUIRE_SLOT(node_set_attr_graphs);
+  std::vector<KilnGraph*> raw;
+  for (const Graph& g : sources) raw.push_back(g.raw());
+  Check(Host().node_set_attr_graphs(n_, std::string(name).c_str(), raw.data(), raw.size()));
+}
+inline void Node::SetTensorsAttr(std::string_view name, const std::vector<TensorView>& tensors) const {
+  KILN_SDK_REQUIRE_SLOT(node_set_attr_tensors);
+  std::vector<const KilnTensorView*> raw;
+  for (const TensorView& t : tensors) raw.push_back(t.raw());
+  Check(Host().node_set_attr_tensors(n_, std::string(name).c_str(), raw.data(), raw.size()));
+}
+inline void Node::SetAttrRef(std::string_view name, int32_t attr_type, std::string_view ref) const {
+  KILN_SDK_REQUIRE_SLOT(node_set_attr_ref);
+  Check(Host().node_set_attr_ref(n_, std::string(name).c_str(), attr_type, std::string(ref).c_str()));
+}
+inline int64_t Node::TopoIndex() const {
+  KILN_SDK_REQUIRE_SLOT(node_topo_index);
+  return Host().node_topo_index(n_);
+}
+inline Node Node::ImmediateDominator() const {
+  KILN_SDK_REQUIRE_SLOT(node_idom);
+  return Node(Host().node_idom(n_));
+}
+inline Node Node::ImmediatePostDominator() const {
+  KILN_SDK_REQUIRE_SLOT(node_ipostdom);
+  return Node(Host().node_ipostdom(n_));
+}
+inline bool Node::Dominates(Node other) const {
+  KILN_SDK_REQUIRE_SLOT(node_dominates);
+  return Host().node_dominates(n_, other.n_) != 0;
+}
+inline bool Node::PostDominates(Node other) const {
+  KILN_SDK_REQUIRE_SLOT(node_postdominates);
+  return Host().node_postdominates(n_, other.n_) != 0;
+}
+inline bool Node::Reaches(Node other) const {
+  KILN_SDK_REQUIRE_SLOT(node_reaches);
+  return Host().node_reaches(n_, other.n_) != 0;
+}
+
+inline Model Graph::OwnerModel() const {
+  KILN_SDK_REQUIRE_SLOT(graph_model);
+  return Model(Host().graph_model(g_));
+}
+inline Function Graph::AsFunctionBody() const {
+  KILN_SDK_REQUIRE_SLOT(graph_function);
+  return Function(Host().graph_function(g_));
+}
+inline std::vector<Value> Graph::Initializers() const {
+  KILN_SDK_REQUIRE_SLOT(graph_initializer_at);
+  std::vector<Value> out(Host().graph_initializer_count(g_));
+  for (size_t i = 0; i < out.size(); ++i) out[i] = Value(Host().graph_initializer_at(g_, i));
+  return out;
+}
+inline Value Graph::AddInput(std::string_view name, int32_t elem_type, const std::optional<TensorShape>& shape) const {
+  KILN_SDK_REQUIRE_SLOT(graph_add_input);
+  detail::ShapeArrays a(shape);
+  KilnValue* v = nullptr;
+  Check(Host().graph_add_input(g_, std::string(name).c_str(), elem_type, a.rank, a.dims.data(), a.symbols.data(), &v));
+  return Value(v);
+}
+inline void Graph::AddOutput(Value v) const {
+  KILN_SDK_REQUIRE_SLOT(graph_add_output);
+  Check(Host().graph_add_output(g_, v.raw()));
+}
+inline void Graph::SetOutput(size_t i, Value v) const {
+  KILN_SDK_REQUIRE_SLOT(graph_set_output);
+  Check(Host().graph_set_output(g_, i, v.raw()));
+}
+inline void Graph::RemoveOutput(size_t i) const {
+  KILN_SDK_REQUIRE_SLOT(graph_remove_output);
+  Check(Host().graph_remove_output(g_, i));
+}
+inline std::vector<Node> Graph::TopoOrder() const {
+  KILN_SDK_REQUIRE_SLOT(graph_topo_order);
+  std::vector<KilnNode*> raw(Host().graph_topo_order(g_, nullptr, 0));
+  raw.resize(Host().graph_topo_order(g_, raw.data(), raw.size()));
+  return std::vector<Node>(raw.begin(), raw.end());
+}
+
+// ---------------------------------------------------------------------------------------------------------------
 // Contexts handed to callbacks
 // ---------------------------------------------------------------------------------------------------------------
 
@@ -677,6 +1068,11 @@ class PassContext {
   }
   // Logs under the pass's name.
   void Log(KilnLogLevel level, std::string_view message) const { sdk::Log(level, logger_, message); }
+  // Attaches JSON text to the pass's entry of the compile report under "reports"/key (ABI 1.2).
+  void AddReport(std::string_view key, std::string_view json) const {
+    KILN_SDK_REQUIRE_SLOT(pass_add_report);
+    Check(Host().pass_add_report(c_, std::string(key).c_str(), std::string(json).c_str()));
+  }
 
  private:
   KilnPassContext* c_;

@@ -1,0 +1,169 @@
+#include "analysis/dominators.h"
+
+#include <bit>
+#include <unordered_set>
+#include <utility>
+
+#include "analysis/graph_analyses.h"
+#include "analysis/topo_cache.h"
+#include "ir/topo_order.h"
+
+namespace kiln {
+
+using namespace analysis_detail;
+
+namespace {
+
+// A tree being built parents first, with lowest common ancestors by binary lifting. Slots 0..n-1 are nodes, slot
+// n the root.
+class TreeBuilder {
+ public:
+  explicit TreeBuilder(int32_t n)
+      : n_(n), levels_(std::bit_width(static_cast<uint32_t>(n) + 1)), up_(static_cast<size_t>(levels_) * (n + 1), n),
+        depth_(n + 1, 0) {}
+
+  void SetParent(int32_t v, int32_t p) {
+    depth_[v] = depth_[p] + 1;
+    Up(0, v) = p;
+    for (int k = 1; k < levels_; ++k) Up(k, v) = Up(k - 1, Up(k - 1, v));
+  }
+
+  int32_t Lca(int32_t a, int32_t b) {
+    if (depth_[a] < depth_[b]) std::swap(a, b);
+    for (int32_t diff = depth_[a] - depth_[b], k = 0; diff != 0; diff >>= 1, ++k)
+      if (diff & 1) a = Up(k, a);
+    if (a == b) return a;
+    for (int k = levels_ - 1; k >= 0; --k)
+      if (Up(k, a) != Up(k, b)) a = Up(k, a), b = Up(k, b);
+    return Up(0, a);
+  }
+
+ private:
+  int32_t& Up(int k, int32_t v) { return up_[static_cast<size_t>(k) * (n_ + 1) + v]; }
+
+  int32_t n_;
+  int levels_;
+  std::vector<int32_t> up_;  // up_[k][v]: v's 2^k-th ancestor (the root's is the root)
+  std::vector<int32_t> depth_;
+};
+
+bool IsConstant(const Value& v) { return v.is_initializer() && !v.is_graph_input(); }
+
+// The dominator tree (post = false) or post-dominator tree (post = true) of g's nodes.
+DomTree Compute(const Graph& g, bool post) {
+  const std::vector<Node*>& order = CachedTopoOrder(g);
+  const auto& index = AnalysesOf(g).index;
+  const auto n_nodes = static_cast<int32_t>(order.size());
+  const int32_t root = n_nodes;
+  DomTree t;
+  t.nodes = order;
+  t.slot.reserve(order.size());
+  for (int32_t i = 0; i < n_nodes; ++i) t.slot.emplace(order[i], i);
+  t.parent.assign(n_nodes, root);
+  std::unordered_set<const Value*> outputs;
+  if (post) outputs.insert(g.outputs().begin(), g.outputs().end());
+
+  TreeBuilder tree(n_nodes);
+  for (int32_t step = 0; step < n_nodes; ++step) {
+    const int32_t i = post ? n_nodes - 1 - step : step;
+    Node* n = order[i];
+    bool to_root = false;
+    int32_t lca = -1;  // none met yet
+    auto meet = [&](const Node* other) {
+      if (to_root) return;
+      auto it = index.find(other);
+      int32_t j = it == index.end() ? -1 : static_cast<int32_t>(it->second);
+      // Not placed on the right side of n (a cycle's back edge): the root.
+      if (j < 0 || (post ? j <= i : j >= i)) {
+        to_root = true;
+        return;
+      }
+      lca = lca < 0 ? j : tree.Lca(lca, j);
+      if (lca == root) to_root = true;
+    };
+    if (!post) {
+      ForEachRead(*n, [&](Node*, size_t, Value* v) {
+        Node* p = v->producer();
+        if (p == nullptr) {
+          // A graph input, an outer scope's input or initializer, or a subgraph's own input (inside n).
+          if (g.IsVisible(v) && !IsConstant(*v)) to_root = true;
+          return;
+        }
+        if (p->graph() != &g) {
+          p = g.AncestorIn(p);
+          if (p == n) return;  // computed inside n's subgraphs
+          if (p == nullptr) {  // an enclosing scope's node
+            to_root = true;
+            return;
+          }
+        }
+        meet(p);
+      });
+    } else {
+      for (Value* out : n->outputs())
+        if (out != nullptr && outputs.count(out)) to_root = true;
+      ForEachDependent(g, n, [&](Node* c) { meet(c); });
+    }
+    const int32_t parent = to_root || lca < 0 ? root : lca;
+    t.parent[i] = parent;
+    tree.SetParent(i, parent);
+  }
+
+  // Preorder numbers from subtree sizes: parents come before children in the processing order.
+  t.size.assign(n_nodes + 1, 1);
+  for (int32_t step = n_nodes - 1; step >= 0; --step) {
+    const int32_t i = post ? n_nodes - 1 - step : step;
+    t.size[t.parent[i]] += t.size[i];
+  }
+  t.pre.assign(n_nodes, 0);
+  std::vector<int32_t> next(n_nodes + 1, 0);
+  for (int32_t step = 0; step < n_nodes; ++step) {
+    const int32_t i = post ? n_nodes - 1 - step : step;
+    const int32_t p = t.parent[i];
+    t.pre[i] = next[p];
+    next[p] += t.size[i];
+    next[i] = t.pre[i] + 1;
+  }
+  return t;
+}
+
+const DomTree& TreeOf(const Graph& g, Kind kind) {
+  GraphAnalyses& a = AnalysesOf(g);
+  DomTree& t = kind == kDominators ? a.dom : a.postdom;
+  if (!IsCurrent(g, kind) || !KnowsEveryNode(g, t.slot)) {
+    t = Compute(g, kind == kPostDominators);
+    MarkCurrent(g, kind);
+    ++a.computations[kind];
+  }
+  return t;
+}
+
+Node* Immediate(const Node& n, Kind kind) {
+  if (n.is_deleted()) return nullptr;
+  const DomTree& t = TreeOf(*n.graph(), kind);
+  const auto root = static_cast<int32_t>(t.nodes.size());
+  int32_t s = t.SlotOf(&n);
+  if (s < 0) return nullptr;
+  // A kept tree may hold nodes deleted since: their dominators dominate what they dominated.
+  int32_t p = t.parent[s];
+  while (p != root && t.nodes[p]->is_deleted()) p = t.parent[p];
+  return p == root ? nullptr : t.nodes[p];
+}
+
+bool InSubtree(const Node& a, const Node& b, Kind kind) {
+  if (a.is_deleted() || b.is_deleted() || a.graph() != b.graph()) return false;
+  if (&a == &b) return true;
+  const DomTree& t = TreeOf(*a.graph(), kind);
+  int32_t sa = t.SlotOf(&a), sb = t.SlotOf(&b);
+  if (sa < 0 || sb < 0) return false;
+  return t.pre[sa] <= t.pre[sb] && t.pre[sb] < t.pre[sa] + t.size[sa];
+}
+
+}  // namespace
+
+Node* ImmediateDominator(const Node& n) { return Immediate(n, kDominators); }
+Node* ImmediatePostDominator(const Node& n) { return Immediate(n, kPostDominators); }
+bool Dominates(const Node& a, const Node& b) { return InSubtree(a, b, kDominators); }
+bool PostDominates(const Node& a, const Node& b) { return InSubtree(a, b, kPostDominators); }
+
+}  // namespace kiln

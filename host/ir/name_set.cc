@@ -1,0 +1,44 @@
+#include "ir/name_set.h"
+
+namespace kiln {
+
+void NameSet::Build() {
+  if (built_) return;
+  built_ = true;
+  collect_([this](const std::string& n) { ++counts_[n]; });
+}
+
+bool NameSet::Contains(std::string_view name) {
+  Build();
+  return counts_.find(std::string(name)) != counts_.end();
+}
+
+void NameSet::Note(const std::string& name) {
+  if (!built_) return;
+  if (reserved_.erase(name) == 0) ++counts_[name];
+}
+
+void NameSet::Forget(const std::string& name) {
+  if (!built_) return;
+  auto it = counts_.find(name);
+  if (it != counts_.end() && --it->second == 0) counts_.erase(it);
+}
+
+std::string NameSet::Fresh(std::string_view hint) {
+  std::string base(hint.empty() ? std::string_view("v") : hint);
+  if (!Contains(base)) {
+    ++counts_[base];
+    reserved_.insert(base);
+    return base;
+  }
+  for (;;) {
+    std::string candidate = base + "__" + std::to_string(++fresh_counter_);
+    if (!Contains(candidate)) {
+      ++counts_[candidate];
+      reserved_.insert(candidate);
+      return candidate;
+    }
+  }
+}
+
+}  // namespace kiln

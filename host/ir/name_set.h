@@ -1,0 +1,41 @@
+// The value and node names of one naming scope tree: the model's main graph with its subgraphs, or one function
+// body with its subgraphs (ONNX gives each function body a namespace of its own). Names are counted, so a name
+// frees up when the last value holding it goes, and a fresh name is one no value of the tree holds. The set is
+// built on first use (a compile that makes no new names never pays for it) and kept up to date from then on.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace kiln {
+
+class NameSet {
+ public:
+  // `collect` lists every name of the tree; it is called once, when the set is first needed.
+  explicit NameSet(std::function<void(const std::function<void(const std::string&)>&)> collect)
+      : collect_(std::move(collect)) {}
+
+  bool Contains(std::string_view name);
+  // A name made from `hint` that no value holds (hint itself when it is free). It is reserved at once: the value
+  // that then takes it (Note) consumes the reservation.
+  std::string Fresh(std::string_view hint);
+  // A value of the tree took `name`.
+  void Note(const std::string& name);
+  // A value holding `name` went.
+  void Forget(const std::string& name);
+
+ private:
+  void Build();
+
+  std::function<void(const std::function<void(const std::string&)>&)> collect_;
+  std::unordered_map<std::string, uint32_t> counts_;
+  std::unordered_set<std::string> reserved_;  // given out by Fresh, not yet taken by a value
+  uint64_t fresh_counter_ = 0;
+  bool built_ = false;
+};
+
+}  // namespace kiln

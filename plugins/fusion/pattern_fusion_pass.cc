@@ -1,0 +1,154 @@
+// PatternFusionPass: see pattern_fusion_pass.h.
+#include "pattern_fusion_pass.h"
+
+#include <kiln/kiln_plugin_parts.hpp>
+
+#include <algorithm>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "cost_model.h"
+#include "fusion_report.h"
+#include "legality.h"
+#include "matcher.h"
+#include "rewrite.h"
+#include "rule_set.h"
+
+namespace kiln::fusion {
+namespace {
+
+std::string NodeLabel(const sdk::Node& n) {
+  return n.Name().empty() ? std::string(n.OpType()) + "#" + std::to_string(n.Id()) : std::string(n.Name());
+}
+
+struct Found {
+  Match match;
+  size_t root_pos = 0;
+  std::vector<sdk::Value> outputs;  // fuse: the call's outputs
+};
+
+Candidate Describe(const Found& f) {
+  Candidate c;
+  c.pass = "PatternFusionPass";
+  c.rule = f.match.rule->name;
+  c.pack = f.match.rule->pack;
+  c.root = NodeLabel(f.match.root);
+  for (const sdk::Node& n : f.match.nodes) c.nodes.push_back(NodeLabel(n));
+  c.benefit = f.match.rule->benefit;
+  return c;
+}
+
+}  // namespace
+
+std::vector<sdk::OptionSpec> PatternFusionPass::Options() { return {}; }
+
+void PatternFusionPass::Run(sdk::PassContext& ctx, sdk::Graph graph) {
+  if (ctx.OptionString("fusion.mode") == "auto") return;
+  std::shared_ptr<const RuleSet> rules = RuleSet::ForPass(ctx);
+  if (rules->size() == 0) return;
+  const int64_t opset = graph.OpsetVersion("");
+  const int64_t rounds = ctx.OptionInt("fusion.maxRounds");
+  const bool with_target = KILN_HOST_HAS(&sdk::Host(), target_active) && sdk::Host().target_active() != nullptr;
+  CandidateLog log(ctx.OptionInt("fusion.reportLimit"), ctx.OptionString("fusion.report"));
+  int64_t fused = 0, rewritten = 0, rejected = 0, nodes_fused = 0;
+  for (int64_t round = 0; round < rounds; ++round) {
+    std::vector<sdk::Node> order = graph.TopoOrder();
+    std::vector<Found> found;
+    for (size_t i = 0; i < order.size(); ++i)
+      for (const Rule* rule : rules->RulesFor(order[i].OpType()))
+        if (std::optional<Match> m = MatchRule(*rule, order[i], opset)) found.push_back({std::move(*m), i, {}});
+    std::stable_sort(found.begin(), found.end(), [](const Found& a, const Found& b) {
+      if (a.match.rule->benefit != b.match.rule->benefit) return a.match.rule->benefit > b.match.rule->benefit;
+      return a.root_pos < b.root_pos;
+    });
+    // Keep the best of overlapping candidates that is legal (and feasible on the target).
+    std::unordered_map<KilnNode*, const Found*> taken;
+    std::vector<Found*> accepted;
+    for (Found& f : found) {
+      const Rule& rule = *f.match.rule;
+      const Found* overlap = nullptr;
+      for (const sdk::Node& n : f.match.nodes)
+        if (auto it = taken.find(n.raw()); it != taken.end()) overlap = it->second;
+      std::string why;
+      GroupCost cost;
+      bool estimated = false;
+      if (overlap) {
+        why = "overlaps rule " + overlap->match.rule->name + " (benefit " + std::to_string(overlap->match.rule->benefit) +
+              ") at " + NodeLabel(overlap->match.root);
+      } else if (rule.action == Rule::Action::kFuse) {
+        f.outputs = FusedOutputs(f.match);
+        why = GroupLegality(graph, f.match.nodes, f.outputs);
+        if (why.empty() && with_target) {
+          cost = EstimateGroup(f.match.nodes);
+          estimated = true;
+          if (!cost.feasible) why = "the target cannot run it as one kernel: " + cost.reason;
+        }
+      } else {
+        why = GroupLegality(graph, f.match.nodes, {f.match.root.Output(0)});
+        if (why.empty()) why = CheckRewrite(f.match);
+      }
+      const std::string decision = !why.empty() ? "rejected" : rule.action == Rule::Action::kFuse ? "fused" : "rewritten";
+      log.Note(rule.name, decision, [&] {
+        Candidate c = Describe(f);
+        c.decision = decision;
+        c.reason = why;
+        if (!estimated && why.empty() && rule.action == Rule::Action::kFuse) cost = EstimateGroup(f.match.nodes), estimated = true;
+        if (estimated) {
+          c.gain_seconds = cost.Gain();
+          c.relative_gain = cost.RelativeGain();
+          c.cost_model = cost.model;
+          if (why.empty()) c.reason = cost.reason;
+        }
+        return c;
+      });
+      if (!why.empty()) {
+        ++rejected;
+        continue;
+      }
+      for (const sdk::Node& n : f.match.nodes) taken[n.raw()] = &f;
+      accepted.push_back(&f);
+    }
+    // Groups with more than one exit could close a cycle between calls: drop the weakest of each.
+    std::vector<std::vector<sdk::Node>> multi;
+    std::vector<double> priority;
+    std::vector<Found*> multi_found;
+    for (Found* f : accepted)
+      if (f->match.rule->action == Rule::Action::kFuse && f->outputs.size() > 1) {
+        multi.push_back(f->match.nodes);
+        priority.push_back(f->match.rule->benefit);
+        multi_found.push_back(f);
+      }
+    if (!multi.empty()) {
+      for (size_t i : GroupsMakingCycles(graph, multi, priority)) {
+        accepted.erase(std::find(accepted.begin(), accepted.end(), multi_found[i]));
+        const std::string why = "fusing it with the other groups would make a cycle between the calls";
+        log.Note(multi_found[i]->match.rule->name, "rejected", [&] {
+          Candidate c = Describe(*multi_found[i]);
+          c.decision = "rejected";
+          c.reason = why;
+          return c;
+        });
+        ++rejected;
+      }
+    }
+    if (accepted.empty()) break;
+    for (Found* f : accepted) {
+      if (f->match.rule->action == Rule::Action::kFuse) {
+        ApplyFuse(f->match, graph);
+        ++fused;
+        nodes_fused += static_cast<int64_t>(f->match.nodes.size());
+      } else {
+        ApplyRewrite(f->match, graph);
+        ++rewritten;
+      }
+    }
+  }
+  if (fused) ctx.AddCounter("groups_fused", fused), ctx.AddCounter("nodes_fused", nodes_fused);
+  if (rewritten) ctx.AddCounter("rewrites", rewritten);
+  if (rejected) ctx.AddCounter("candidates_rejected", rejected);
+  log.Report(ctx, graph.OwnerModel());
+}
+
+}  // namespace kiln::fusion
+
+KILN_PLUGIN_PART(PatternFusionPass) { reg.AddGraphPass<kiln::fusion::PatternFusionPass>(); }

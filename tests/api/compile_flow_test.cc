@@ -1,0 +1,165 @@
+// The compile flow `kiln compile` and the embedding API share (compile/compile_flow.h): plugins before options,
+// the rule that an unknown option is reported as a failed pipeline plugin's error, the level that picks the
+// pipeline (graph over session), and the report Compile completes.
+#include "compile/compile_flow.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "ir/model.h"
+#include "onnx/onnx_import.h"
+
+namespace kiln {
+namespace {
+namespace fs = std::filesystem;
+
+const std::string kSample = std::string(KILN_SOURCE_DIR) + "/examples/sample/model.onnx";
+
+// A pipeline file in a fresh folder.
+fs::path WritePipeline(const std::string& name, const std::string& text) {
+  fs::path dir = fs::temp_directory_path() / ("kiln_flow_test_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  fs::path file = dir / (name + ".yaml");
+  std::ofstream(file) << text;
+  return file;
+}
+
+// The kiln::Error `fn` throws (code and message); fails the test if it throws none.
+template <typename Fn>
+std::pair<ExitCode, std::string> ErrorOf(Fn&& fn) {
+  try {
+    fn();
+  } catch (const Error& e) {
+    return {e.code(), e.what()};
+  }
+  ADD_FAILURE() << "no kiln::Error thrown";
+  return {ExitCode::kOk, ""};
+}
+
+TEST(CompileFlow, OptionsMayBeThoseOfThePipelinesPlugins) {
+  CompileFlow flow({}, std::nullopt);
+  OptionLayer session = flow.SetOptions(
+      OptionPlace::kCli,
+      {{"oo.level", "O1", "--oo.level=O1"}, {"oo.memoryPolicy", "MemoryPriority", "--oo.memoryPolicy"}});
+  ASSERT_NE(session.Find("oo.memoryPolicy"), nullptr);
+  EXPECT_EQ(session.Find("oo.memoryPolicy")->origin, "--oo.memoryPolicy");
+  EXPECT_EQ(session.place(), OptionPlace::kCli);
+  EXPECT_NE(flow.compiler().plugins().Find("folding"), nullptr);  // O1.yaml lists it
+}
+
+TEST(CompileFlow, ALaterSettingOfANameReplacesAnEarlierOne) {
+  CompileFlow flow({}, std::nullopt);
+  OptionLayer session = flow.SetOptions(OptionPlace::kCli, {{"oo.level", "O1", "a"}, {"oo.level", "O3", "b"}});
+  EXPECT_EQ(session.Find("oo.level")->origin, "b");
+  EXPECT_EQ(flow.Resolve(flow.Request(&session, nullptr)).plan.level, OptLevel::kO3);
+}
+
+TEST(CompileFlow, AnUnknownOptionIsReportedAsTheFailedPipelinePluginsError) {
+  fs::path file = WritePipeline("bad_plugin", "level: O1\nplugins: [no_such_plugin]\nstages: []\n");
+  {
+    CompileFlow flow({}, file);
+    auto [code, message] = ErrorOf([&] { flow.SetOptions(OptionPlace::kSession, {{"oo.zzzzzzzzzzzz", "1", "s"}}); });
+    EXPECT_EQ(code, ExitCode::kPlugin) << message;
+    EXPECT_EQ(message.rfind(file.string() + ":2:11: plugin 'no_such_plugin' was not found", 0), 0u) << message;
+  }
+  {
+    // A near miss of a known option is the better message.
+    CompileFlow flow({}, file);
+    auto [code, message] = ErrorOf([&] { flow.SetOptions(OptionPlace::kSession, {{"oo.levle", "O1", "s"}}); });
+    EXPECT_EQ(code, ExitCode::kConfig);
+    EXPECT_EQ(message, "unknown option 'oo.levle'; did you mean 'oo.level'?");
+  }
+  {
+    // Without an option to explain, the options are set and Resolve reports the plugin.
+    CompileFlow flow({}, file);
+    OptionLayer session = flow.SetOptions(OptionPlace::kSession, {});
+    auto [code, message] = ErrorOf([&] { flow.Resolve(flow.Request(&session, nullptr)); });
+    EXPECT_EQ(code, ExitCode::kPlugin) << message;
+  }
+}
+
+TEST(CompileFlow, AnUnknownOptionWithNoNearMissNamesTheLoadedPlugins) {
+  CompileFlow flow({}, std::nullopt);
+  auto [code, message] = ErrorOf([&] { flow.SetOptions(OptionPlace::kSession, {{"zz.qqqqqqqqqqqq", "1", "s"}}); });
+  EXPECT_EQ(code, ExitCode::kConfig);
+  EXPECT_EQ(message.rfind("unknown option 'zz.qqqqqqqqqqqq' (neither the host nor a loaded plugin registers it; "
+                          "loaded plugins: ",
+                          0),
+            0u)
+      << message;
+  EXPECT_NE(message.find("folding"), std::string::npos) << message;
+}
+
+TEST(CompileFlow, TheGraphLayersLevelOverTheSessionsPicksThePipelineWhosePluginsAreLoaded) {
+  // Shipped pipelines of our own: O1's lists a plugin that does not exist, O0's none.
+  fs::path configs = WritePipeline("unused", "").parent_path() / "configs";
+  fs::create_directories(configs / "pipelines");
+  std::ofstream(configs / "pipelines" / "O0.yaml") << "level: O0\nstages: []\n";
+  std::ofstream(configs / "pipelines" / "O1.yaml") << "level: O1\nplugins: [no_such_plugin]\nstages: []\n";
+  ::setenv("KILN_CONFIG_DIR", configs.c_str(), 1);
+  CompileFlow flow({}, std::nullopt);
+  OptionLayer session = flow.SetOptions(OptionPlace::kSession, {{"oo.level", "O0", "session"}});
+  // At the graph's O1, O1's plugin is tried first: the unknown option is reported as that plugin's failure.
+  auto [code, message] = ErrorOf([&] {
+    flow.SetOptions(OptionPlace::kGraph, {{"oo.level", "O1", "graph"}, {"zz.qqqqqqqqqqqq", "1", "graph"}}, &session);
+  });
+  EXPECT_EQ(code, ExitCode::kPlugin) << message;
+  EXPECT_NE(message.find("plugin 'no_such_plugin' was not found"), std::string::npos) << message;
+  // Without a level of its own the graph gets the session's O0, whose pipeline lists no plugin.
+  auto [code0, message0] = ErrorOf([&] {
+    flow.SetOptions(OptionPlace::kGraph, {{"zz.qqqqqqqqqqqq", "1", "graph"}}, &session);
+  });
+  EXPECT_EQ(code0, ExitCode::kConfig) << message0;
+  ::unsetenv("KILN_CONFIG_DIR");
+  fs::remove_all(configs);
+}
+
+TEST(CompileFlow, CompileRunsWritesAndCompletesTheReport) {
+  CompileFlow flow({}, std::nullopt);
+  OptionLayer session = flow.SetOptions(OptionPlace::kSession, {{"oo.level", "O1", "session"}});
+  CompileRequest request = flow.Request(&session, nullptr);
+  ResolvedPipeline resolved = flow.Resolve(request);
+  LoadTimes times;
+  times.started = std::chrono::steady_clock::now();
+  std::unique_ptr<Model> model = LoadModel(kSample);
+  times.loaded = std::chrono::steady_clock::now();
+  int writes = 0;
+  size_t written_nodes = 0;
+  nlohmann::json report = flow.Compile(*model, "sample", resolved, request, times, [&](Model& m) {
+    ++writes;
+    written_nodes = m.graph().CountNodes(true);
+  });
+  EXPECT_EQ(writes, 1);
+  EXPECT_EQ(report["model"], "sample");
+  EXPECT_EQ(report["level"], "O1");
+  EXPECT_EQ(report["nodes_before"], 15);
+  EXPECT_EQ(report["nodes_after"], written_nodes);  // written after the run
+  EXPECT_LT(written_nodes, 15u);
+  for (const char* key : {"load", "optimize", "write", "total"})
+    EXPECT_GE(report["seconds"][key].get<double>(), 0.0) << key;
+  EXPECT_GE(report["seconds"]["total"].get<double>(), report["seconds"]["optimize"].get<double>());
+  EXPECT_TRUE(report.contains("summary_after"));
+  EXPECT_TRUE(report.contains("stages"));
+  EXPECT_TRUE(report.contains("kernels"));
+  EXPECT_FALSE(report.contains("output"));  // the CLI adds its output path itself
+}
+
+TEST(CompileFlow, AFailingWriteIsTheCompilesError) {
+  CompileFlow flow({}, std::nullopt);
+  OptionLayer session = flow.SetOptions(OptionPlace::kSession, {{"oo.level", "O0", "session"}});
+  CompileRequest request = flow.Request(&session, nullptr);
+  ResolvedPipeline resolved = flow.Resolve(request);
+  std::unique_ptr<Model> model = LoadModel(kSample);
+  auto now = std::chrono::steady_clock::now();
+  auto [code, message] = ErrorOf([&] {
+    flow.Compile(*model, "sample", resolved, request, {now, now}, [](Model&) { throw ModelError("too big"); });
+  });
+  EXPECT_EQ(code, ExitCode::kInvalidModel);
+  EXPECT_EQ(message, "too big");
+}
+
+}  // namespace
+}  // namespace kiln

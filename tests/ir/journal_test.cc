@@ -1,0 +1,98 @@
+// The journal: one transaction of every kind of IR mutation, rolled back, gives back the model exactly (its
+// serialized export, functions included), and committed changes stay.
+#include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
+
+#include "driver/graph_fingerprint.h"
+#include "ir/model.h"
+#include "ir/outline.h"
+#include "ir_test_models.h"
+#include "onnx/onnx_export.h"
+
+namespace kiln::testing {
+namespace {
+
+std::string Bytes(const Model& m) { return ExportModelProto(m).SerializeAsString(); }
+
+Node* NodeNamed(Graph& g, const std::string& op) {
+  for (const auto& n : g.nodes())
+    if (n->op_type() == op) return n.get();
+  return nullptr;
+}
+
+TEST(Journal, RollbackUndoesEveryKindOfMutation) {
+  auto m = ParseModelWithFunctions(kScaleModel, {ScaleFunction()});
+  ASSERT_TRUE(m);
+  const std::string before = Bytes(*m);
+  const uint64_t fingerprint = ModelFingerprint(*m);
+  Graph& g = m->graph();
+  m->journal().Begin();
+
+  Value* x = g.FindValue("x");
+  Node* neg = g.AddNode("Neg", {x}, 1, "neg");
+  NodeNamed(g, "Add")->SetInput(1, neg->output(0));
+  g.RenameValue(g.FindValue("a"), "a_renamed");
+  NodeNamed(g, "Max")->SetAttribute(Attribute::Int("unused", 1));
+  NodeNamed(g, "Max")->SetAnnotation("kiln.engine", "vector");
+  x->SetAnnotation("kiln.memory", "hbm");
+  // The graph output keeps its name when another node's output replaces it.
+  Node* id = g.AddNode("Identity", {g.FindValue("b")}, 1, "id");
+  g.ReplaceValue(g.FindValue("z"), id->output(0));
+  EXPECT_EQ(g.outputs()[0]->name(), "z");
+  // Functions: add one with a body, rename the existing one, change its attributes and imports, then remove it.
+  Function* f = m->AddFunction("test", "Twice");
+  Value* in = f->body().AddInput("t", Type());
+  Node* add = f->body().AddNode("Add", {in, in}, 1);
+  f->body().AppendOutput(add->output(0));
+  Function* scale = m->FindFunction("test", "Scale");
+  m->RenameFunction(scale, "Scale2");
+  scale->SetAttributeNames({"alpha", "beta"});
+  scale->EnsureOpset("extra", 3);
+  m->EnsureOpset("extra", 3);
+  m->RemoveFunction(scale);
+  // Outline and inline are made of the mutations above, and undo the same way.
+  OutlineResult r = Outline(g, {id}, {});
+  ASSERT_TRUE(r.refusal.empty()) << r.refusal;
+  Inline(*r.call);
+  EXPECT_NE(Bytes(*m), before);
+
+  m->journal().Rollback();
+  EXPECT_EQ(Bytes(*m), before);
+  EXPECT_EQ(ModelFingerprint(*m), fingerprint);
+  ASSERT_NE(m->FindFunction("test", "Scale"), nullptr);
+  EXPECT_EQ(m->FindFunction("test", "Twice"), nullptr);
+  EXPECT_EQ(m->num_functions(), 1u);
+  EXPECT_TRUE(g.FindValue("x")->annotations().empty());
+  m->CollectGarbage();
+  EXPECT_EQ(Bytes(*m), before);
+}
+
+TEST(Journal, CommitKeepsTheChanges) {
+  auto m = ParseModelWithFunctions(kScaleModel, {ScaleFunction()});
+  ASSERT_TRUE(m);
+  m->journal().Begin();
+  Function* f = m->AddFunction("test", "Kept");
+  f->body().AppendOutput(f->body().AddInput("t", Type()));
+  m->journal().Commit();
+  m->journal().Begin();
+  m->journal().Rollback();  // an empty transaction undoes nothing
+  EXPECT_NE(m->FindFunction("test", "Kept"), nullptr);
+  EXPECT_EQ(m->num_functions(), 2u);
+}
+
+TEST(Journal, NamesFreedByARemovalCanBeTakenAgainAndComeBackOnUndo) {
+  auto m = ParseModelWithFunctions(kScaleModel, {ScaleFunction()});
+  ASSERT_TRUE(m);
+  Graph& g = m->graph();
+  EXPECT_TRUE(m->IsNameUsed("a"));
+  m->journal().Begin();
+  g.RenameValue(g.FindValue("a"), "a2");
+  EXPECT_FALSE(m->IsNameUsed("a"));
+  EXPECT_EQ(g.FreshName("a"), "a");
+  m->journal().Rollback();
+  EXPECT_TRUE(m->IsNameUsed("a"));
+  EXPECT_FALSE(m->IsNameUsed("a2"));
+}
+
+}  // namespace
+}  // namespace kiln::testing

@@ -1,0 +1,867 @@
+/*
+ * kiln_plugin.h - the stable C ABI between the Kiln host and its plugins.
+ *
+ * A plugin is a shared library that exports one function, kiln_plugin_entry, whose name and signature never
+ * change. Loading goes in two steps, so that a plugin built for another major version is refused before anything
+ * of it runs beyond its entry:
+ *
+ *   1. The host calls kiln_plugin_entry(host, KILN_ABI_VERSION, &descriptor). The plugin stores a pointer to its
+ *      descriptor (static storage: name, version, the ABI version it was built against, its register function)
+ *      and returns NULL. The entry may call status_create, log and log_enabled only.
+ *   2. The host checks the descriptor: the majors must be equal (else an error naming both versions); the
+ *      negotiated minor is the smaller of the two (a plugin newer than the host loads too, and must not call
+ *      slots the host lacks). Only then does it call descriptor->register_plugin(host, registrar), in which the
+ *      plugin registers passes, kernels, schemas, rule packs, targets and options through the host table.
+ *
+ * Compatibility rules (learned from ONNX Runtime's OrtApi/OrtCustomOp, Vulkan's loader negotiation, DLPack, LLVM's
+ * llvmGetPassPluginInfo):
+ *   - Every struct that crosses the boundary starts with `size_t struct_size`, set by whoever fills the struct to
+ *     sizeof() as it was compiled. Fields are only ever appended. A reader never reads a field that struct_size
+ *     does not cover (KILN_STRUCT_HAS_FIELD); the host refuses a struct smaller than its first version (the
+ *     KILN_*_SIZE_1_0 constants). Arrays of extensible structs are passed as arrays of pointers, never by value.
+ *   - The host function table, KilnHostApi, also only grows at its end. A plugin calls a slot added after 1.0 only
+ *     when KILN_HOST_HAS(host, slot) says the running host has it. The host reads and calls only what the
+ *     plugin's struct_size and ABI version cover.
+ *   - Frozen across every major version: this entry signature; KilnHostApi up to and including status_create;
+ *     KilnPluginDescriptor up to and including `version`. That is what lets a host name a wrong-major plugin.
+ *   - No C++ exception, no C++ type and no memory freed on the other side's heap crosses. Fallible calls return a
+ *     KilnStatus* that the host allocates (status_create); NULL means success. A status returned to the plugin by a
+ *     host call belongs to the plugin, which either returns it from its callback (giving it back) or releases it
+ *     with status_release. A status a plugin callback returns belongs to the host from then on.
+ *   - Plugins never print: they log through the host (log), which lands in the host's logger.
+ *
+ * Lifetimes and threads: handles (KilnGraph, KilnNode, ...) given to a callback, and every string, array and
+ * tensor view the host returns, stay valid until the callback returns or the object they describe is modified or
+ * deleted, whichever comes first; the table itself stays valid while the plugin is loaded. Host functions may be
+ * called only from the thread that called into the plugin, and only while that call lasts. The host calls one
+ * registration's callbacks from one thread at a time (kernels may opt out: KILN_KERNEL_THREAD_SAFE).
+ *
+ * Counts and indexes are size_t; element types are ONNX TensorProto.DataType numbers; attribute types are ONNX
+ * AttributeProto.AttributeType numbers; dimensions are int64_t, with -1 for a dimension that is not a known number
+ * (it may have a symbol name instead). Strings are UTF-8 and NUL-terminated unless a size is passed with them.
+ *
+ * Version history:
+ *   1.0  the base ABI.
+ *   1.1  KilnPluginDescriptor.description; KilnPassInfo.on_finish_graph (the after-walk hook); the subgraph slots
+ *        at the end of KilnHostApi (node_subgraph_count, node_subgraph, attr_graph, graph_parent_node, value_graph,
+ *        node_inline_subgraph).
+ *   1.2  the model (opset imports, metadata), model-local functions (create, read, outline, inline, remove),
+ *        initializer enumeration, graph inputs and outputs, GRAPH/GRAPHS/TENSORS and reference attributes, node and
+ *        value renaming, stable node ids, annotations that survive export, host analyses (cached topological
+ *        order, dominator and post-dominator trees, reachability and convexity), structured report entries,
+ *        the fusion rule packs other plugins registered; KilnPassInfo.preserved_analyses.
+ *
+ * This header compiles as C99 and as C++.
+ */
+#ifndef KILN_PLUGIN_H_
+#define KILN_PLUGIN_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---------------------------------------------------------------------------------------------------------------
+ * Versions, export macro, struct-size helpers
+ * ------------------------------------------------------------------------------------------------------------- */
+
+#define KILN_ABI_VERSION_MAJOR 1
+#define KILN_ABI_VERSION_MINOR 2
+/* Casts that C++ code compiled with -Wold-style-cast also accepts. */
+#ifdef __cplusplus
+#define KILN_U32_(x) static_cast<uint32_t>(x)
+#define KILN_NULL_OF_(type) static_cast<type*>(nullptr)
+#else
+#define KILN_U32_(x) ((uint32_t)(x))
+#define KILN_NULL_OF_(type) ((type*)0)
+#endif
+
+/** An ABI version packed in a uint32_t: major in the high 16 bits, minor in the low 16. */
+#define KILN_MAKE_ABI_VERSION(major, minor) ((KILN_U32_(major) << 16) | (KILN_U32_(minor) & 0xFFFFu))
+#define KILN_ABI_VERSION_GET_MAJOR(version) (KILN_U32_(version) >> 16)
+#define KILN_ABI_VERSION_GET_MINOR(version) (KILN_U32_(version) & 0xFFFFu)
+/** The version this header describes. */
+#define KILN_ABI_VERSION KILN_MAKE_ABI_VERSION(KILN_ABI_VERSION_MAJOR, KILN_ABI_VERSION_MINOR)
+#define KILN_ABI_VERSION_1_0 KILN_MAKE_ABI_VERSION(1, 0)
+#define KILN_ABI_VERSION_1_1 KILN_MAKE_ABI_VERSION(1, 1)
+#define KILN_ABI_VERSION_1_2 KILN_MAKE_ABI_VERSION(1, 2)
+
+/** The name of the entry symbol, for the loader. */
+#define KILN_PLUGIN_ENTRY_SYMBOL "kiln_plugin_entry"
+
+#if defined(_WIN32)
+#define KILN_PLUGIN_VISIBILITY __declspec(dllexport)
+#else
+#define KILN_PLUGIN_VISIBILITY __attribute__((visibility("default")))
+#endif
+/** Marks the entry definition: C linkage, exported even when the plugin builds with hidden visibility. */
+#ifdef __cplusplus
+#define KILN_PLUGIN_EXPORT extern "C" KILN_PLUGIN_VISIBILITY
+#else
+#define KILN_PLUGIN_EXPORT KILN_PLUGIN_VISIBILITY
+#endif
+
+/** The bytes of `type` up to and including `field` (what a struct_size must reach for `field` to exist). */
+#define KILN_STRUCT_SIZE_UNTIL(type, field) (offsetof(type, field) + sizeof(KILN_NULL_OF_(type)->field))
+/** Non-zero when the struct at `ptr` (of C type `type`) is large enough to hold `field`. */
+#define KILN_STRUCT_HAS_FIELD(ptr, type, field) ((ptr)->struct_size >= KILN_STRUCT_SIZE_UNTIL(type, field))
+/** Non-zero when the host table `host` has `slot`; check before calling a slot added after 1.0. */
+#define KILN_HOST_HAS(host, slot) KILN_STRUCT_HAS_FIELD(host, KilnHostApi, slot)
+
+/* ---------------------------------------------------------------------------------------------------------------
+ * Enumerations. Fields and parameters use fixed-width integer types; these are their values.
+ * ------------------------------------------------------------------------------------------------------------- */
+
+/** Status codes (KilnStatusCode). */
+typedef int32_t KilnStatusCode;
+enum {
+  KILN_STATUS_OK = 0,                  /**< only ever reported for a NULL status */
+  KILN_STATUS_FAILED = 1,              /**< a failure with no more specific code */
+  KILN_STATUS_INVALID_ARGUMENT = 2,    /**< a NULL, out-of-range or ill-typed argument */
+  KILN_STATUS_NOT_FOUND = 3,           /**< a name (option, attribute, value) that does not exist */
+  KILN_STATUS_UNSUPPORTED = 4,         /**< a kernel cannot handle this case: the host tries the next level */
+  KILN_STATUS_FAILED_PRECONDITION = 5, /**< the graph is not in a state that allows the call */
+  KILN_STATUS_OUT_OF_RANGE = 6,        /**< an index past the end */
+  KILN_STATUS_ABI_MISMATCH = 7,        /**< incompatible ABI versions or struct sizes */
+  KILN_STATUS_OUT_OF_MEMORY = 8,       /**< an allocation failed or a size is over the host's limits */
+  KILN_STATUS_INTERNAL = 9             /**< a bug, or an exception caught at the boundary */
+};
+
+/** Log levels (KilnLogLevel), mapped onto the host's logger. */
+typedef int32_t KilnLogLevel;
+enum { KILN_LOG_TRACE = 0, KILN_LOG_DEBUG = 1, KILN_LOG_INFO = 2, KILN_LOG_WARN = 3, KILN_LOG_ERROR = 4 };
+
+/** Tensor element types: ONNX TensorProto.DataType. Newer ONNX numbers pass through unchanged. */
+enum {
+  KILN_ELEM_UNDEFINED = 0,
+  KILN_ELEM_FLOAT = 1,
+  KILN_ELEM_UINT8 = 2,
+  KILN_ELEM_INT8 = 3,
+  KILN_ELEM_UINT16 = 4,
+  KILN_ELEM_INT16 = 5,
+  KILN_ELEM_INT32 = 6,
+  KILN_ELEM_INT64 = 7,
+  KILN_ELEM_STRING = 8, /**< data is an array of KilnString */
+  KILN_ELEM_BOOL = 9,   /**< one byte per element, 0 or 1 */
+  KILN_ELEM_FLOAT16 = 10,
+  KILN_ELEM_DOUBLE = 11,
+  KILN_ELEM_UINT32 = 12,
+  KILN_ELEM_UINT64 = 13,
+  KILN_ELEM_COMPLEX64 = 14,
+  KILN_ELEM_COMPLEX128 = 15,
+  KILN_ELEM_BFLOAT16 = 16
+};
+
+/** Attribute types: ONNX AttributeProto.AttributeType. */
+enum {
+  KILN_ATTR_UNDEFINED = 0,
+  KILN_ATTR_FLOAT = 1,
+  KILN_ATTR_INT = 2,
+  KILN_ATTR_STRING = 3,
+  KILN_ATTR_TENSOR = 4,
+  KILN_ATTR_GRAPH = 5,
+  KILN_ATTR_FLOATS = 6,
+  KILN_ATTR_INTS = 7,
+  KILN_ATTR_STRINGS = 8,
+  KILN_ATTR_TENSORS = 9,
+  KILN_ATTR_GRAPHS = 10,
+  KILN_ATTR_SPARSE_TENSOR = 11,
+  KILN_ATTR_SPARSE_TENSORS = 12,
+  KILN_ATTR_TYPE_PROTO = 13,
+  KILN_ATTR_TYPE_PROTOS = 14
+};
+
+/** What a value holds (ONNX TypeProto's cases). NONE: no value (an empty slot) or a type not known. */
+enum {
+  KILN_TYPE_KIND_NONE = 0,
+  KILN_TYPE_KIND_TENSOR = 1,
+  KILN_TYPE_KIND_SEQUENCE = 2,
+  KILN_TYPE_KIND_OPTIONAL = 3,
+  KILN_TYPE_KIND_MAP = 4,
+  KILN_TYPE_KIND_SPARSE_TENSOR = 5
+};
+
+/** KilnPassInfo.kind. */
+enum { KILN_PASS_NODE = 1, KILN_PASS_GRAPH = 2 };
+
+/** KilnOptionInfo.type. */
+enum { KILN_OPTION_BOOL = 1, KILN_OPTION_INT = 2, KILN_OPTION_FLOAT = 3, KILN_OPTION_STRING = 4 };
+
+/** KilnOptionInfo.scopes bits: where an option may be set. 0 means everywhere. */
+enum { KILN_OPTION_SCOPE_CLI = 1, KILN_OPTION_SCOPE_SESSION = 2, KILN_OPTION_SCOPE_GRAPH = 4 };
+
+/** KilnKernelInfo.flags bits. */
+enum {
+  KILN_KERNEL_NONDETERMINISTIC = 1, /**< results vary between runs (random ops): never used for folding */
+  KILN_KERNEL_THREAD_SAFE = 2       /**< compute may run on several threads at once (else one at a time) */
+};
+
+/** node_compute flags bits. */
+enum {
+  KILN_COMPUTE_BUILTIN_ONLY = 1,     /**< only the host's built-in kernels (level two) */
+  KILN_COMPUTE_DETERMINISTIC_ONLY = 2 /**< skip kernels flagged KILN_KERNEL_NONDETERMINISTIC */
+};
+
+/** value_consumer's input index for a node that reads the value inside one of its subgraphs. */
+#define KILN_IMPLICIT_INPUT SIZE_MAX
+
+/** Host analyses (since 1.2): bits of KilnPassInfo.preserved_analyses, the analyses a pass keeps valid. */
+enum {
+  KILN_ANALYSIS_TOPO_ORDER = 1,      /**< graph_topo_order, node_topo_index */
+  KILN_ANALYSIS_DOMINATORS = 2,      /**< node_idom, node_dominates */
+  KILN_ANALYSIS_POST_DOMINATORS = 4, /**< node_ipostdom, node_postdominates */
+  KILN_ANALYSIS_REACHABILITY = 8,    /**< node_reaches, nodes_are_convex */
+  KILN_ANALYSIS_ALL = 15
+};
+
+/** KilnOutlineInfo.flags bits (since 1.2). */
+enum {
+  /** Values the group computes that are read outside it, beyond KilnOutlineInfo.outputs, become extra outputs of
+      the call (else the outline is refused, naming the value and its reader). */
+  KILN_OUTLINE_ALLOW_EXTRA_OUTPUTS = 1,
+  /** Reuse a function of the same domain whose body, inputs, outputs and attributes are structurally equal (only
+      names may differ) instead of adding a new one: one body for every call of the same shape of group. */
+  KILN_OUTLINE_REUSE_BODY = 2,
+  /** Every attribute of the outlined nodes (but GRAPH/GRAPHS) becomes a function attribute that the body refers
+      to (ref_attr_name) and the call sets, so groups that differ only in attribute values share one body. */
+  KILN_OUTLINE_ATTRIBUTES_BY_REFERENCE = 4,
+  /** The caller has checked that the set is convex (and, outlining several groups, that they create no cycle
+      together), so the host skips its own check, which costs a walk of the graph unless the topological order is
+      cached and current. The host still checks the graph for cycles once when the callback returns, and fails
+      the callback (rolling it back) if one was made. */
+  KILN_OUTLINE_ASSUME_CONVEX = 8
+};
+
+/** The prefix of Kiln's temporary marks: attributes and annotation keys starting with it never reach the output
+    (since 1.2 the exporter strips them by this prefix alone). */
+#define KILN_TEMPORARY_MARK_PREFIX "__kiln_"
+/** The model metadata_props key under which annotations are written (a JSON object; see node_set_annotation). */
+#define KILN_ANNOTATIONS_METADATA_KEY "kiln.annotations"
+
+/* ---------------------------------------------------------------------------------------------------------------
+ * Opaque handles. All are owned by the host; a plugin never frees one except through the slot named for it.
+ * ------------------------------------------------------------------------------------------------------------- */
+
+typedef struct KilnStatus KilnStatus;                 /**< an error: code and message (status_*) */
+typedef struct KilnRegistrar KilnRegistrar;           /**< valid only during register_plugin */
+typedef struct KilnGraph KilnGraph;                   /**< a graph or a subgraph */
+typedef struct KilnNode KilnNode;                     /**< a node of a graph */
+typedef struct KilnValue KilnValue;                   /**< an edge: graph input, constant or node output */
+typedef struct KilnAttribute KilnAttribute;           /**< a node's attribute, read-only */
+typedef struct KilnPassContext KilnPassContext;       /**< one pass run: re-pass requests, counters, options */
+typedef struct KilnKernelContext KilnKernelContext;   /**< one kernel call: inputs, outputs, attributes */
+typedef struct KilnShapeContext KilnShapeContext;     /**< one shape-inference call of a custom op */
+typedef struct KilnComputeResult KilnComputeResult;   /**< outputs of node_compute; release when done */
+typedef struct KilnModel KilnModel;                   /**< the model a graph belongs to (since 1.2) */
+typedef struct KilnFunction KilnFunction;             /**< a model-local function (since 1.2) */
+
+typedef struct KilnHostApi KilnHostApi;
+
+/* ---------------------------------------------------------------------------------------------------------------
+ * Plain data that crosses
+ * ------------------------------------------------------------------------------------------------------------- */
+
+/** A byte string with its size (may hold NUL bytes). Frozen: no struct_size, never extended. */
+typedef struct KilnString {
+  const char* data; /**< not necessarily NUL-terminated */
+  uint64_t size;    /**< bytes at data */
+} KilnString;
+
+/**
+ * A dense tensor in row-major (C) order with native byte order, as DLPack describes one. Views returned by the
+ * host for constants and attributes are read-only (do not write through data); views from kernel_alloc_output,
+ * kernel_alloc_sequence_element and graph_create_constant are for the plugin to fill.
+ */
+typedef struct KilnTensorView {
+  size_t struct_size;  /**< sizeof(KilnTensorView) of whoever filled it */
+  int32_t elem_type;   /**< ONNX TensorProto.DataType (KILN_ELEM_*) */
+  uint32_t rank;       /**< number of dimensions; 0 for a scalar */
+  const int64_t* dims; /**< rank dimensions, each >= 0; may be NULL when rank is 0 */
+  void* data;          /**< the elements; KilnString[] for KILN_ELEM_STRING; may be NULL when byte_size is 0 */
+  uint64_t byte_size;  /**< bytes at data: element count times element size (sizeof(KilnString) for strings) */
+} KilnTensorView;
+
+/** Bytes per element of a fixed-size element type; 0 for UNDEFINED and for types this header does not know. */
+static inline size_t kiln_elem_type_size(int32_t elem_type) {
+  switch (elem_type) {
+    case KILN_ELEM_UINT8: case KILN_ELEM_INT8: case KILN_ELEM_BOOL: return 1;
+    case KILN_ELEM_UINT16: case KILN_ELEM_INT16: case KILN_ELEM_FLOAT16: case KILN_ELEM_BFLOAT16: return 2;
+    case KILN_ELEM_FLOAT: case KILN_ELEM_INT32: case KILN_ELEM_UINT32: return 4;
+    case KILN_ELEM_INT64: case KILN_ELEM_UINT64: case KILN_ELEM_DOUBLE: case KILN_ELEM_COMPLEX64: return 8;
+    case KILN_ELEM_COMPLEX128: return 16;
+    case KILN_ELEM_STRING: return sizeof(KilnString);
+    default: return 0;
+  }
+}
+
+/* ---------------------------------------------------------------------------------------------------------------
+ * The plugin descriptor and the entry point
+ * ------------------------------------------------------------------------------------------------------------- */
+
+/** Registers everything the plugin provides, through host's register_* slots; called once, after the checks. */
+typedef KilnStatus* (*KilnRegisterPluginFn)(const KilnHostApi* host, KilnRegistrar* registrar);
+
+/** What the entry hands back. Owned by the plugin (static storage); the host copies it when the entry returns. */
+typedef struct KilnPluginDescriptor {
+  size_t struct_size;   /**< sizeof(KilnPluginDescriptor) as the plugin compiled it */
+  uint32_t abi_version; /**< KILN_ABI_VERSION the plugin was built against */
+  uint32_t reserved0;   /**< 0 */
+  const char* name;     /**< unique plugin name, e.g. "folding" */
+  const char* version;  /**< the plugin's own version, e.g. "1.2.0" */
+  /* --- end of the part frozen across major versions --- */
+  KilnRegisterPluginFn register_plugin; /**< required */
+  /* --- since 1.1 --- */
+  const char* description; /**< one line for `kiln plugins`; may be NULL */
+} KilnPluginDescriptor;
+
+/**
+ * The entry, exported by every plugin under this name. host: the host's function table (its abi_version equals
+ * host_abi_version). host_abi_version: the KILN_ABI_VERSION the host was built with. out_descriptor: receives a
+ * pointer to the plugin's descriptor. Returns NULL, or a status from host->status_create to refuse loading.
+ */
+typedef KilnStatus* (*KilnPluginEntryFn)(const KilnHostApi* host, uint32_t host_abi_version,
+                                         const KilnPluginDescriptor** out_descriptor);
+KILN_PLUGIN_EXPORT KilnStatus* kiln_plugin_entry(const KilnHostApi* host, uint32_t host_abi_version,
+                                                 const KilnPluginDescriptor** out_descriptor);
+
+/* ---------------------------------------------------------------------------------------------------------------
+ * Registrations. The host copies every string and array it is given during the register_* call; only user_data
+ * and the callbacks are kept. On success the host owns user_data and calls destroy_user_data(user_data) once,
+ * before the library is unloaded; on failure it keeps nothing and never calls destroy_user_data.
+ * ------------------------------------------------------------------------------------------------------------- */
+
+/** An option, registered by itself (register_option) or as a pass's own option (KilnPassInfo.options). */
+typedef struct KilnOptionInfo {
+  size_t struct_size;  /**< sizeof(KilnOptionInfo) */
+  const char* name;    /**< full name ("oo.constantFolding"); a pass's own option: its short name */
+  const char* help;    /**< one or two sentences for `kiln options` */
+  int32_t type;        /**< KILN_OPTION_* */
+  int32_t min_level;   /**< lowest OO level (0..3) at which it is active; active at every higher level too */
+  const char* default_value; /**< in text form, parsed as the CLI parses it ("true", "8", "0.5", "Balanced") */
+  const char* const* allowed_values; /**< the only values accepted; NULL when any value of the type goes */
+  size_t allowed_value_count;
+  const char* const* level_defaults; /**< per OO level (index 0..3) a default overriding default_value; NULL
+                                          array or NULL entries fall back to default_value */
+  size_t level_default_count;
+  uint32_t scopes;    /**< KILN_OPTION_SCOPE_* bits; 0 = may be set anywhere */
+  uint32_t reserved0; /**< 0 */
+} KilnOptionInfo;
+
+/**
+ * Pass callbacks. user_data: KilnPassInfo.user_data. ctx: this run's context. A callback mutates the graph only
+ * through the host; the host tracks what changed, and rolls a failed pass's changes back.
+ */
+typedef KilnStatus* (*KilnRunOnNodeFn)(void* user_data, KilnPassContext* ctx, KilnNode* node);
+typedef KilnStatus* (*KilnRunOnGraphFn)(void* user_data, KilnPassContext* ctx, KilnGraph* graph);
+typedef void (*KilnDestroyFn)(void* user_data);
+
+/** A node pass (GE's BaseNodePass: run on every node of a Kahn-order walk) or a graph pass (run once). */
+typedef struct KilnPassInfo {
+  size_t struct_size;       /**< sizeof(KilnPassInfo); at least KILN_PASS_INFO_SIZE_1_0 */
+  uint32_t kind;            /**< KILN_PASS_NODE or KILN_PASS_GRAPH */
+  uint32_t flags;           /**< 0 (reserved) */
+  const char* name;         /**< unique, CamelCase, the name pipelines use: "ConstantFoldingPass" */
+  const char* description;  /**< one line; may be NULL */
+  const char* switch_option; /**< a bool option that turns the pass off when false; NULL for none. If no option
+                                  of that name is registered, the host registers one (default true, all levels) */
+  const KilnOptionInfo* const* options; /**< the pass's own options, read with pass_option_*; may be NULL */
+  size_t option_count;
+  void* user_data;              /**< handed to every callback */
+  KilnRunOnNodeFn run_on_node;  /**< required for a node pass; NULL for a graph pass */
+  KilnRunOnGraphFn run_on_graph; /**< required for a graph pass; NULL for a node pass */
+  KilnDestroyFn destroy_user_data; /**< may be NULL */
+  /* --- since 1.1 --- */
+  /** Node passes: called once after the walk has drained; may hand nodes back with pass_request_repass, and the
+      walk then resumes (GE's OnFinishGraph). May be NULL. Ignored for graph passes. */
+  KilnRunOnGraphFn on_finish_graph;
+  /* --- since 1.2 --- */
+  /** KILN_ANALYSIS_* bits: the host analyses this pass keeps valid when it changes a graph (the others are
+      recomputed on the next query). 0: it keeps none, the safe default. */
+  uint32_t preserved_analyses;
+  uint32_t reserved1; /**< 0 */
+} KilnPassInfo;
+
+/** Computes one node: read inputs and attributes from ctx, allocate and fill every output. Returning a status
+    with KILN_STATUS_UNSUPPORTED (its message says why) makes the host try the next kernel level. */
+typedef KilnStatus* (*KilnKernelComputeFn)(void* user_data, KilnKernelContext* ctx);
+
+/** A CPU kernel for (domain, op type, opset range). */
+typedef struct KilnKernelInfo {
+  size_t struct_size;   /**< sizeof(KilnKernelInfo) */
+  const char* name;     /**< for reports; may be NULL (the host uses domain.op_type) */
+  const char* domain;   /**< "" (or "ai.onnx") for the default domain; "hello" for a custom one */
+  const char* op_type;  /**< "Add" */
+  int32_t since_version; /**< first opset version handled */
+  int32_t until_version; /**< last opset version handled (inclusive); 0 = no upper bound */
+  const int32_t* elem_types; /**< element types accepted for the first present tensor input; the host does not
+                                  call the kernel for others. NULL = any (the kernel checks itself) */
+  size_t elem_type_count;
+  uint32_t flags;     /**< KILN_KERNEL_* bits */
+  uint32_t reserved0; /**< 0 */
+  void* user_data;
+  KilnKernelComputeFn compute; /**< required */
+  KilnDestroyFn destroy_user_data; /**< may be NULL */
+} KilnKernelInfo;
+
+/** Infers the outputs' element types and shapes from ctx (infer_* slots) and sets them (infer_set_output). */
+typedef KilnStatus* (*KilnInferShapesFn)(void* user_data, KilnShapeContext* ctx);
+
+/** The schema of a custom-domain operator, so that checking and shape inference go through it. */
+typedef struct KilnOpSchemaInfo {
+  size_t struct_size;    /**< sizeof(KilnOpSchemaInfo) */
+  const char* domain;    /**< a custom domain; the ONNX domains are refused */
+  const char* op_type;
+  const char* doc;       /**< may be NULL */
+  int32_t since_version; /**< the domain's opset version that introduces it */
+  int32_t min_inputs;
+  int32_t max_inputs;    /**< -1 = unbounded */
+  int32_t min_outputs;
+  int32_t max_outputs;   /**< -1 = unbounded */
+  uint32_t reserved0;    /**< 0 */
+  void* user_data;
+  KilnInferShapesFn infer_shapes;  /**< may be NULL: outputs are then left unknown */
+  KilnDestroyFn destroy_user_data; /**< may be NULL */
+} KilnOpSchemaInfo;
+
+/** A fusion rule pack in the YAML rule format of configs/fusion. */
+typedef struct KilnFusionRulePackInfo {
+  size_t struct_size;      /**< sizeof(KilnFusionRulePackInfo) */
+  const char* name;        /**< unique pack name */
+  const char* yaml;        /**< the rules as text */
+  const char* source_name; /**< what error messages call the text ("hello_rules.yaml"); may be NULL */
+} KilnFusionRulePackInfo;
+
+/** A hardware target. Only the kind is reserved: its fields come with the target issue (appended). */
+typedef struct KilnTargetInfo {
+  size_t struct_size; /**< sizeof(KilnTargetInfo) */
+  const char* name;   /**< unique target name */
+} KilnTargetInfo;
+
+/** A new model-local function (model_create_function, since 1.2): its signature; the body is built afterwards
+    through function_body with graph_create_node and graph_add_output. */
+typedef struct KilnFunctionInfo {
+  size_t struct_size;                   /**< sizeof(KilnFunctionInfo) */
+  const char* domain;                   /**< a custom domain ("kiln.fused"); the ONNX domains are refused */
+  const char* name;                     /**< unique in its domain */
+  const char* const* input_names;       /**< the body's inputs, in order */
+  size_t input_count;
+  const char* const* attribute_names;   /**< attributes a call may set and the body may refer to */
+  size_t attribute_count;
+  const char* doc;                      /**< may be NULL */
+} KilnFunctionInfo;
+
+/** How graph_outline turns a set of nodes into a function and a call (since 1.2). */
+typedef struct KilnOutlineInfo {
+  size_t struct_size;      /**< sizeof(KilnOutlineInfo) */
+  const char* domain;      /**< the function's domain, e.g. "kiln.fused"; imported by the model if it is not */
+  const char* name;        /**< the function's name; a numeric suffix is added when a different body has it */
+  KilnValue* const* outputs; /**< the group's outputs in the call's order; NULL: every value the group computes
+                                  that is read outside it or is a graph output, in topological order */
+  size_t output_count;
+  uint32_t flags;          /**< KILN_OUTLINE_* bits */
+  uint32_t reserved0;      /**< 0 */
+  /** Constants (initializers) of at most this many bytes that the group reads are copied into the body as
+      Constant nodes; larger ones, and every graph input or outer value, become inputs of the call. */
+  uint64_t embed_constant_max_bytes;
+  const char* call_name;   /**< the call node's name; NULL or "": generated from the function name */
+} KilnOutlineInfo;
+
+/** The smallest struct_size accepted for each struct (the end of its last 1.0 field); for KilnHostApi, the
+    smallest table a 1.x plugin can rely on. */
+#define KILN_PLUGIN_DESCRIPTOR_SIZE_1_0 KILN_STRUCT_SIZE_UNTIL(KilnPluginDescriptor, register_plugin)
+#define KILN_OPTION_INFO_SIZE_1_0 KILN_STRUCT_SIZE_UNTIL(KilnOptionInfo, reserved0)
+#define KILN_PASS_INFO_SIZE_1_0 KILN_STRUCT_SIZE_UNTIL(KilnPassInfo, destroy_user_data)
+#define KILN_KERNEL_INFO_SIZE_1_0 KILN_STRUCT_SIZE_UNTIL(KilnKernelInfo, destroy_user_data)
+#define KILN_OP_SCHEMA_INFO_SIZE_1_0 KILN_STRUCT_SIZE_UNTIL(KilnOpSchemaInfo, destroy_user_data)
+#define KILN_FUSION_RULE_PACK_INFO_SIZE_1_0 KILN_STRUCT_SIZE_UNTIL(KilnFusionRulePackInfo, source_name)
+#define KILN_TARGET_INFO_SIZE_1_0 KILN_STRUCT_SIZE_UNTIL(KilnTargetInfo, name)
+#define KILN_TENSOR_VIEW_SIZE_1_0 KILN_STRUCT_SIZE_UNTIL(KilnTensorView, byte_size)
+#define KILN_HOST_API_SIZE_1_0 KILN_STRUCT_SIZE_UNTIL(KilnHostApi, infer_set_output)
+
+/* ---------------------------------------------------------------------------------------------------------------
+ * The host function table. Filled by the host, read-only to the plugin, valid while the plugin is loaded.
+ * Every slot is non-NULL in a host whose struct_size covers it. Slots returning KilnStatus* fail with a status;
+ * the others treat a NULL handle or an index out of range as "nothing" (NULL, 0, -1) unless stated.
+ * ------------------------------------------------------------------------------------------------------------- */
+
+struct KilnHostApi {
+  size_t struct_size;      /**< sizeof(KilnHostApi) as the host compiled it */
+  uint32_t abi_version;    /**< the host's KILN_ABI_VERSION */
+  uint32_t reserved0;      /**< 0 */
+  const char* host_version; /**< Kiln's own version, e.g. "0.1.0" */
+
+  /* ----- Status (status_create is frozen across majors) ----- */
+  /** A new status; the message is copied. Never returns NULL, even for KILN_STATUS_OK. */
+  KilnStatus* (*status_create)(KilnStatusCode code, const char* message);
+  /** KILN_STATUS_OK for NULL. */
+  KilnStatusCode (*status_code)(const KilnStatus* status);
+  /** "" for NULL. */
+  const char* (*status_message)(const KilnStatus* status);
+  /** Frees a status the plugin owns and does not hand back. NULL is a no-op. */
+  void (*status_release)(KilnStatus* status);
+
+  /* ----- Logging ----- */
+  /** logger: a dotted name ("folding.ConstantFoldingPass"); NULL means "plugin". */
+  void (*log)(KilnLogLevel level, const char* logger, const char* message);
+  /** Non-zero when a message at level would be written (to skip formatting it). */
+  int (*log_enabled)(KilnLogLevel level);
+
+  /* ----- Registration, during register_plugin only (see "Registrations" above) ----- */
+  KilnStatus* (*register_pass)(KilnRegistrar* registrar, const KilnPassInfo* info);
+  KilnStatus* (*register_kernel)(KilnRegistrar* registrar, const KilnKernelInfo* info);
+  KilnStatus* (*register_op_schema)(KilnRegistrar* registrar, const KilnOpSchemaInfo* info);
+  KilnStatus* (*register_fusion_rules)(KilnRegistrar* registrar, const KilnFusionRulePackInfo* info);
+  KilnStatus* (*register_target)(KilnRegistrar* registrar, const KilnTargetInfo* info);
+  /** A global option, e.g. the switch a pass names, with its levels. */
+  KilnStatus* (*register_option)(KilnRegistrar* registrar, const KilnOptionInfo* info);
+
+  /* ----- Graphs ----- */
+  const char* (*graph_name)(KilnGraph* graph);
+  /** Nodes directly in this graph (not in its subgraphs). */
+  size_t (*graph_node_count)(KilnGraph* graph);
+  /** Writes up to capacity nodes in topological order (Kahn, ties in the original order) and returns the total:
+      call with capacity 0 to size the array. A snapshot: later changes do not update it. */
+  size_t (*graph_nodes)(KilnGraph* graph, KilnNode** out_nodes, size_t capacity);
+  size_t (*graph_input_count)(KilnGraph* graph);
+  KilnValue* (*graph_input)(KilnGraph* graph, size_t index);
+  size_t (*graph_output_count)(KilnGraph* graph);
+  KilnValue* (*graph_output)(KilnGraph* graph, size_t index);
+  /** The value of that name visible in this graph (its own or an outer scope's); NULL if none. */
+  KilnValue* (*graph_find_value)(KilnGraph* graph, const char* name);
+  /** The model's opset version for domain ("" = ai.onnx); 0 when the domain is not imported. */
+  int64_t (*graph_opset_version)(KilnGraph* graph, const char* domain);
+
+  /* ----- Nodes ----- */
+  const char* (*node_op_type)(KilnNode* node);
+  /** "" for the default ONNX domain. */
+  const char* (*node_domain)(KilnNode* node);
+  /** "" when the node has no name. */
+  const char* (*node_name)(KilnNode* node);
+  KilnGraph* (*node_graph)(KilnNode* node);
+  size_t (*node_input_count)(KilnNode* node);
+  /** NULL for an empty optional slot. */
+  KilnValue* (*node_input)(KilnNode* node, size_t index);
+  size_t (*node_output_count)(KilnNode* node);
+  /** NULL for an empty optional slot. */
+  KilnValue* (*node_output)(KilnNode* node, size_t index);
+
+  /* ----- Attributes, read. A getter of the wrong type returns 0 / NULL / 0 elements: check attr_type ----- */
+  size_t (*node_attribute_count)(KilnNode* node);
+  const KilnAttribute* (*node_attribute_at)(KilnNode* node, size_t index);
+  /** NULL when the node has no attribute of that name. */
+  const KilnAttribute* (*node_attribute)(KilnNode* node, const char* name);
+  const char* (*attr_name)(const KilnAttribute* attr);
+  /** KILN_ATTR_*. */
+  int32_t (*attr_type)(const KilnAttribute* attr);
+  int64_t (*attr_int)(const KilnAttribute* attr);
+  float (*attr_float)(const KilnAttribute* attr);
+  /** The bytes, NUL-terminated; *out_size (if not NULL) gets the size without the NUL. */
+  const char* (*attr_string)(const KilnAttribute* attr, size_t* out_size);
+  /** Returns the element count; *out points at them. */
+  size_t (*attr_ints)(const KilnAttribute* attr, const int64_t** out);
+  size_t (*attr_floats)(const KilnAttribute* attr, const float** out);
+  size_t (*attr_strings)(const KilnAttribute* attr, const KilnString** out);
+  /** A read-only view of a TENSOR attribute's data. */
+  const KilnTensorView* (*attr_tensor)(const KilnAttribute* attr);
+
+  /* ----- Attributes, write (replace any attribute of that name; data is copied) ----- */
+  KilnStatus* (*node_set_attr_int)(KilnNode* node, const char* name, int64_t value);
+  KilnStatus* (*node_set_attr_float)(KilnNode* node, const char* name, float value);
+  KilnStatus* (*node_set_attr_string)(KilnNode* node, const char* name, const char* data, size_t size);
+  KilnStatus* (*node_set_attr_ints)(KilnNode* node, const char* name, const int64_t* values, size_t count);
+  KilnStatus* (*node_set_attr_floats)(KilnNode* node, const char* name, const float* values, size_t count);
+  KilnStatus* (*node_set_attr_strings)(KilnNode* node, const char* name, const KilnString* values, size_t count);
+  KilnStatus* (*node_set_attr_tensor)(KilnNode* node, const char* name, const KilnTensorView* tensor);
+  /** Removing an absent attribute succeeds. */
+  KilnStatus* (*node_remove_attr)(KilnNode* node, const char* name);
+
+  /* ----- Values ----- */
+  const char* (*value_name)(KilnValue* value);
+  /** KILN_TYPE_KIND_*. */
+  int32_t (*value_type_kind)(KilnValue* value);
+  /** Element type of a tensor (or of a sequence's / optional's tensors); 0 when unknown. */
+  int32_t (*value_elem_type)(KilnValue* value);
+  /** Returns the rank, or -1 when the shape is unknown; *out_dims (if not NULL) gets rank dims, -1 where a
+      dimension is not a known number. */
+  int64_t (*value_shape)(KilnValue* value, const int64_t** out_dims);
+  /** The symbol of dimension index ("batch"), or NULL for a number or an unknown dimension. */
+  const char* (*value_dim_symbol)(KilnValue* value, size_t index);
+  /** The node that outputs value (writing the output index), or NULL for a graph input or a constant. */
+  KilnNode* (*value_producer)(KilnValue* value, size_t* out_output_index);
+  /** Uses of the value: one per (node, input slot); a node reading it inside a subgraph counts once with input
+      index KILN_IMPLICIT_INPUT. */
+  size_t (*value_consumer_count)(KilnValue* value);
+  KilnNode* (*value_consumer)(KilnValue* value, size_t index, size_t* out_input_index);
+  int (*value_is_graph_input)(KilnValue* value);
+  int (*value_is_graph_output)(KilnValue* value);
+  /** Non-zero for a constant: an initializer that is not a graph input, or the output of a Constant node. */
+  int (*value_is_constant)(KilnValue* value);
+  /** A read-only view of a constant's data (never copied); NULL when not a constant. */
+  const KilnTensorView* (*value_constant_data)(KilnValue* value);
+  /** Sets a tensor value's type: rank -1 = unknown shape; dims[i] -1 = not a number, with symbols[i] naming it
+      or NULL; symbols may be NULL. */
+  KilnStatus* (*value_set_tensor_type)(KilnValue* value, int32_t elem_type, int64_t rank, const int64_t* dims,
+                                       const char* const* symbols);
+
+  /* ----- Mutation ----- */
+  /** A new node; name NULL or "" gets a unique generated one. inputs may hold NULL (empty slots). Its
+      output_count outputs are new values, names generated, types unknown. In a node walk the driver visits it.
+      A custom domain not imported yet is imported at its schema's version. */
+  KilnStatus* (*graph_create_node)(KilnGraph* graph, const char* op_type, const char* domain, const char* name,
+                                   KilnValue* const* inputs, size_t input_count, size_t output_count,
+                                   KilnNode** out_node);
+  /** A new constant whose bytes the host allocates (zeroed) and the plugin fills through *out_data before its
+      callback returns. name NULL or "" gets a unique one. */
+  KilnStatus* (*graph_create_constant)(KilnGraph* graph, const char* name, int32_t elem_type, size_t rank,
+                                       const int64_t* dims, KilnValue** out_value, KilnTensorView** out_data);
+  /** A new constant holding a copy of tensor. */
+  KilnStatus* (*graph_create_constant_from_view)(KilnGraph* graph, const char* name, const KilnTensorView* tensor,
+                                                 KilnValue** out_value);
+  /** Sets element index of a STRING tensor the plugin is filling (from graph_create_constant or a kernel output);
+      the bytes are copied. */
+  KilnStatus* (*tensor_set_string)(KilnTensorView* tensor, size_t index, const char* data, size_t size);
+  /** Points input slot index at value (NULL = empty slot); index == node_input_count appends a slot. */
+  KilnStatus* (*node_set_input)(KilnNode* node, size_t index, KilnValue* value);
+  /** Rewires every use of old_value (inputs, subgraph reads, graph outputs) to new_value. A graph output keeps
+      its name: new_value takes it when it is free to, else FAILED_PRECONDITION (new_value is a graph input or
+      another graph output). */
+  KilnStatus* (*value_replace_all_uses)(KilnValue* old_value, KilnValue* new_value);
+  /** Deletes a node whose outputs have no uses (FAILED_PRECONDITION otherwise). Constants left without uses are
+      removed when the pass ends. The handle stays valid, for node_is_deleted only, until the callback returns. */
+  KilnStatus* (*node_delete)(KilnNode* node);
+  /** GE's IsolateAndDeleteNode: every use of output i is rewired to input io_map[i] (a negative entry: output i
+      must be unused), then the node is deleted. map_size must equal the output count. */
+  KilnStatus* (*node_isolate_and_delete)(KilnNode* node, const int64_t* io_map, size_t map_size);
+  int (*node_is_deleted)(KilnNode* node);
+  /** Runs the host's shape inference (ONNX's and the registered schemas') on node, or on all of graph when node
+      is NULL, updating value types and shapes. */
+  KilnStatus* (*infer_shapes)(KilnGraph* graph, KilnNode* node);
+
+  /* ----- Computing through the kernel levels (plugin kernels, then the host's built-ins) ----- */
+  /** Computes node's outputs. inputs: one view per input slot (NULL for an empty one); inputs NULL = use the
+      node's constant inputs (FAILED_PRECONDITION if one is not constant). flags: KILN_COMPUTE_* bits.
+      UNSUPPORTED when no kernel handles the case. */
+  KilnStatus* (*node_compute)(KilnNode* node, const KilnTensorView* const* inputs, size_t input_count,
+                              uint32_t flags, KilnComputeResult** out_result);
+  size_t (*compute_result_output_count)(const KilnComputeResult* result);
+  /** Valid until compute_result_release; NULL for an output the kernel left empty. */
+  const KilnTensorView* (*compute_result_output)(const KilnComputeResult* result, size_t index);
+  void (*compute_result_release)(KilnComputeResult* result);
+
+  /* ----- Pass context ----- */
+  /** Queue node to be visited again after the queue drains (GE's AddRePassNode). Ignored outside a node walk. */
+  void (*pass_request_repass)(KilnPassContext* ctx, KilnNode* node);
+  /** Queue node at the front, to be visited next (GE's AddImmediateRePassNode). Ignored outside a node walk. */
+  void (*pass_request_immediate_repass)(KilnPassContext* ctx, KilnNode* node);
+  /** Adds delta to the pass's counter of that name (created at 0), shown in the report. */
+  void (*pass_add_counter)(KilnPassContext* ctx, const char* name, int64_t delta);
+  /** The value in effect of one of the pass's own options (short name) or of any option (full name).
+      NOT_FOUND for an unknown name, INVALID_ARGUMENT for another type. */
+  KilnStatus* (*pass_option_bool)(KilnPassContext* ctx, const char* name, int* out);
+  KilnStatus* (*pass_option_int)(KilnPassContext* ctx, const char* name, int64_t* out);
+  KilnStatus* (*pass_option_float)(KilnPassContext* ctx, const char* name, double* out);
+  KilnStatus* (*pass_option_string)(KilnPassContext* ctx, const char* name, const char** out);
+
+  /* ----- Kernel context ----- */
+  size_t (*kernel_input_count)(KilnKernelContext* ctx);
+  /** KILN_TYPE_KIND_TENSOR, _SEQUENCE, or _NONE (an empty slot or an optional holding nothing). */
+  int32_t (*kernel_input_kind)(KilnKernelContext* ctx, size_t index);
+  /** A tensor input; NULL when the input is not a tensor. */
+  const KilnTensorView* (*kernel_input)(KilnKernelContext* ctx, size_t index);
+  /** A sequence input's length; *out_elem_type (if not NULL) gets its element type (even when empty). */
+  size_t (*kernel_input_sequence_length)(KilnKernelContext* ctx, size_t index, int32_t* out_elem_type);
+  const KilnTensorView* (*kernel_input_sequence_element)(KilnKernelContext* ctx, size_t index, size_t position);
+  /** Also a custom op's attributes. NULL when absent. */
+  const KilnAttribute* (*kernel_attribute)(KilnKernelContext* ctx, const char* name);
+  size_t (*kernel_output_count)(KilnKernelContext* ctx);
+  /** Allocates tensor output index (zeroed) for the kernel to fill. Calling it twice for an index fails. */
+  KilnStatus* (*kernel_alloc_output)(KilnKernelContext* ctx, size_t index, int32_t elem_type, size_t rank,
+                                     const int64_t* dims, KilnTensorView** out_tensor);
+  /** Makes output index a sequence of length tensors of elem_type, each then allocated with
+      kernel_alloc_sequence_element. */
+  KilnStatus* (*kernel_alloc_output_sequence)(KilnKernelContext* ctx, size_t index, int32_t elem_type,
+                                              size_t length);
+  KilnStatus* (*kernel_alloc_sequence_element)(KilnKernelContext* ctx, size_t index, size_t position,
+                                               size_t rank, const int64_t* dims, KilnTensorView** out_tensor);
+  /** Makes output index an optional holding nothing. */
+  KilnStatus* (*kernel_set_output_none)(KilnKernelContext* ctx, size_t index);
+  /** The opset version of the node's domain. */
+  int64_t (*kernel_opset_version)(KilnKernelContext* ctx);
+
+  /* ----- Shape-inference context (custom-op schemas) ----- */
+  size_t (*infer_input_count)(KilnShapeContext* ctx);
+  /** 0 when unknown or the slot is empty. */
+  int32_t (*infer_input_elem_type)(KilnShapeContext* ctx, size_t index);
+  /** As value_shape. */
+  int64_t (*infer_input_shape)(KilnShapeContext* ctx, size_t index, const int64_t** out_dims);
+  const char* (*infer_input_dim_symbol)(KilnShapeContext* ctx, size_t index, size_t dim);
+  /** The input's data when it is a known constant (shape-like inputs), else NULL. */
+  const KilnTensorView* (*infer_input_constant)(KilnShapeContext* ctx, size_t index);
+  const KilnAttribute* (*infer_attribute)(KilnShapeContext* ctx, const char* name);
+  size_t (*infer_output_count)(KilnShapeContext* ctx);
+  /** As value_set_tensor_type, for output index. */
+  KilnStatus* (*infer_set_output)(KilnShapeContext* ctx, size_t index, int32_t elem_type, int64_t rank,
+                                  const int64_t* dims, const char* const* symbols);
+
+  /* ----- since 1.1: subgraphs (If, Loop, Scan bodies). Check KILN_HOST_HAS before calling ----- */
+  size_t (*node_subgraph_count)(KilnNode* node);
+  /** Subgraph index of node, in attribute order; *out_attr_name (if not NULL) gets its attribute's name. */
+  KilnGraph* (*node_subgraph)(KilnNode* node, size_t index, const char** out_attr_name);
+  /** A GRAPH attribute's graph; NULL for another type. */
+  KilnGraph* (*attr_graph)(const KilnAttribute* attr);
+  /** The node owning graph, NULL for the main graph. */
+  KilnNode* (*graph_parent_node)(KilnGraph* graph);
+  /** The graph that defines value (an outer one for a value a subgraph reads from its outer scope). */
+  KilnGraph* (*value_graph)(KilnValue* value);
+  /** Replaces node by a copy of subgraph index's nodes in node's graph (If with a constant condition): the
+      subgraph's outputs take the place of node's outputs. */
+  KilnStatus* (*node_inline_subgraph)(KilnNode* node, size_t index);
+
+  /* ----- since 1.2: the model. Check KILN_HOST_HAS before calling a slot from here on ----- */
+  /** The model a graph (main graph, subgraph or function body) belongs to. */
+  KilnModel* (*graph_model)(KilnGraph* graph);
+  KilnGraph* (*model_graph)(KilnModel* model);
+  int64_t (*model_ir_version)(KilnModel* model);
+  size_t (*model_opset_count)(KilnModel* model);
+  /** The domain ("" = ai.onnx) of opset import index; *out_version (if not NULL) gets its version. */
+  const char* (*model_opset_at)(KilnModel* model, size_t index, int64_t* out_version);
+  /** Imports domain at version when the model does not import it; succeeds when it already does at that version
+      or when version is 0 (any); FAILED_PRECONDITION when it imports another version. */
+  KilnStatus* (*model_ensure_opset)(KilnModel* model, const char* domain, int64_t version);
+  size_t (*model_metadata_count)(KilnModel* model);
+  /** Key of metadata_props entry index; *out_value (if not NULL) gets its value. */
+  const char* (*model_metadata_at)(KilnModel* model, size_t index, const char** out_value);
+  /** Sets (or, with value NULL, removes) a metadata_props entry. KILN_ANNOTATIONS_METADATA_KEY is the host's. */
+  KilnStatus* (*model_set_metadata)(KilnModel* model, const char* key, const char* value);
+
+  /* ----- since 1.2: model-local functions (ONNX FunctionProto). A call is a node whose domain and op type are a
+     function's domain and name; inputs and outputs bind by position, attributes by name (ref_attr_name). ----- */
+  size_t (*model_function_count)(KilnModel* model);
+  KilnFunction* (*model_function_at)(KilnModel* model, size_t index);
+  /** NULL when the model has no function of that domain and name. */
+  KilnFunction* (*model_find_function)(KilnModel* model, const char* domain, const char* name);
+  /** A new function with an empty body whose inputs are info's; the model imports its domain (version 1) if it
+      does not, and the function imports the model's version of every domain its body comes to use. */
+  KilnStatus* (*model_create_function)(KilnModel* model, const KilnFunctionInfo* info, KilnFunction** out_function);
+  /** Removes a function nothing calls (FAILED_PRECONDITION while a call is left). */
+  KilnStatus* (*function_remove)(KilnFunction* function);
+  const char* (*function_name)(KilnFunction* function);
+  const char* (*function_domain)(KilnFunction* function);
+  /** The body: a graph whose inputs and outputs are the function's; read and build it with the graph slots. */
+  KilnGraph* (*function_body)(KilnFunction* function);
+  size_t (*function_attribute_count)(KilnFunction* function);
+  const char* (*function_attribute_name)(KilnFunction* function, size_t index);
+  /** How many nodes of the model (in any graph, subgraph or function body) call it. */
+  size_t (*function_call_count)(KilnFunction* function);
+  /** The function node calls; NULL when it is not a call. */
+  KilnFunction* (*node_function)(KilnNode* node);
+  /** The function whose body graph is; NULL for the main graph and for subgraphs of nodes. */
+  KilnFunction* (*graph_function)(KilnGraph* graph);
+  /** Moves nodes (all of graph, a convex set) into a new function (or, with KILN_OUTLINE_REUSE_BODY, an equal
+      existing one) and puts one call in their place: the call reads what the group read from outside and its
+      outputs keep the names, types and readers of the values they replace. FAILED_PRECONDITION, with the reason,
+      when the set is empty, spans graphs, is not convex (a path leaves it and comes back), or computes a value
+      read outside it that is not an output (without KILN_OUTLINE_ALLOW_EXTRA_OUTPUTS). */
+  KilnStatus* (*graph_outline)(KilnGraph* graph, KilnNode* const* nodes, size_t count, const KilnOutlineInfo* info,
+                               KilnNode** out_call, KilnFunction** out_function);
+  /** Replaces a call by a copy of its function's body, attribute references bound to the call's attributes; the
+      body's outputs take the names and readers of the call's outputs. The function stays (function_remove). */
+  KilnStatus* (*node_inline_function)(KilnNode* call);
+
+  /* ----- since 1.2: building graphs ----- */
+  size_t (*graph_initializer_count)(KilnGraph* graph);
+  KilnValue* (*graph_initializer_at)(KilnGraph* graph, size_t index);
+  /** Removes a value nothing reads that no node produces: an initializer, or a graph input (dropped from the
+      inputs). FAILED_PRECONDITION otherwise. */
+  KilnStatus* (*value_remove)(KilnValue* value);
+  /** Appends a graph input of that name (unique in scope) and tensor type (as value_set_tensor_type). */
+  KilnStatus* (*graph_add_input)(KilnGraph* graph, const char* name, int32_t elem_type, int64_t rank,
+                                 const int64_t* dims, const char* const* symbols, KilnValue** out_value);
+  /** Appends value (visible in graph) to the graph's outputs. */
+  KilnStatus* (*graph_add_output)(KilnGraph* graph, KilnValue* value);
+  KilnStatus* (*graph_set_output)(KilnGraph* graph, size_t index, KilnValue* value);
+  KilnStatus* (*graph_remove_output)(KilnGraph* graph, size_t index);
+  /** Renames a value; FAILED_PRECONDITION when the name is taken anywhere in the model. */
+  KilnStatus* (*value_set_name)(KilnValue* value, const char* name);
+  /** Renames a node (names need not be unique; "" clears it). */
+  KilnStatus* (*node_set_name)(KilnNode* node, const char* name);
+  /** A number unique in the model that never changes for the node's life and is never reused. */
+  uint64_t (*node_id)(KilnNode* node);
+  /** The live node with that id, in any graph of the model; NULL when there is none. */
+  KilnNode* (*model_find_node)(KilnModel* model, uint64_t id);
+
+  /* ----- since 1.2: more attributes ----- */
+  /** A GRAPH attribute: source NULL gives an empty graph to build; else a deep copy of source, whose reads of
+      outer values are bound by name in node's scope. *out_graph (if not NULL) gets the new subgraph. */
+  KilnStatus* (*node_set_attr_graph)(KilnNode* node, const char* name, KilnGraph* source, KilnGraph** out_graph);
+  /** A GRAPHS attribute of deep copies of sources. */
+  KilnStatus* (*node_set_attr_graphs)(KilnNode* node, const char* name, KilnGraph* const* sources, size_t count);
+  /** A TENSORS attribute; the data is copied. */
+  KilnStatus* (*node_set_attr_tensors)(KilnNode* node, const char* name, const KilnTensorView* const* tensors,
+                                       size_t count);
+  /** In a function body: an attribute of type attr_type that takes the value of the call's attribute
+      ref_attr_name (ONNX's ref_attr_name). */
+  KilnStatus* (*node_set_attr_ref)(KilnNode* node, const char* name, int32_t attr_type, const char* ref_attr_name);
+  /** The graphs of a GRAPH (one) or GRAPHS attribute. */
+  size_t (*attr_graph_count)(const KilnAttribute* attr);
+  KilnGraph* (*attr_graph_at)(const KilnAttribute* attr, size_t index);
+  /** The tensors of a TENSOR (one) or TENSORS attribute, read-only views. */
+  size_t (*attr_tensor_count)(const KilnAttribute* attr);
+  const KilnTensorView* (*attr_tensor_at)(const KilnAttribute* attr, size_t index);
+  /** The caller's attribute a function-body attribute refers to; NULL when it holds its own value. */
+  const char* (*attr_ref_name)(const KilnAttribute* attr);
+
+  /* ----- since 1.2: annotations. String key/value pairs on nodes and values that survive export: they are
+     written to the model's metadata_props under KILN_ANNOTATIONS_METADATA_KEY as one JSON object
+     {"nodes": {node name: {key: value}}, "values": {value name: {key: value}}} and read back on import (a node
+     without a name gets one when annotated). Keys starting with KILN_TEMPORARY_MARK_PREFIX are not written. ----- */
+  /** Sets (value NULL: removes) an annotation. */
+  KilnStatus* (*node_set_annotation)(KilnNode* node, const char* key, const char* value);
+  /** NULL when absent. */
+  const char* (*node_annotation)(KilnNode* node, const char* key);
+  size_t (*node_annotation_count)(KilnNode* node);
+  const char* (*node_annotation_at)(KilnNode* node, size_t index, const char** out_value);
+  KilnStatus* (*value_set_annotation)(KilnValue* value, const char* key, const char* annotation);
+  const char* (*value_annotation)(KilnValue* value, const char* key);
+  size_t (*value_annotation_count)(KilnValue* value);
+  const char* (*value_annotation_at)(KilnValue* value, size_t index, const char** out_value);
+
+  /* ----- since 1.2: host analyses over one graph's data edges (a node that reads a value inside its subgraphs
+     depends on the value's producer). Computed on first query and kept until a change to the graph's structure
+     that the running pass does not declare it preserves (KilnPassInfo.preserved_analyses). Dominance is from a
+     virtual entry before every node, post-dominance from a virtual exit after every node. ----- */
+  /** The graph's nodes in the cached topological order (the order graph_nodes gives); as graph_nodes. */
+  size_t (*graph_topo_order)(KilnGraph* graph, KilnNode** out_nodes, size_t capacity);
+  /** The node's position in graph_topo_order; -1 for NULL or a deleted node. */
+  int64_t (*node_topo_index)(KilnNode* node);
+  /** The immediate dominator; NULL when only the virtual entry dominates node. */
+  KilnNode* (*node_idom)(KilnNode* node);
+  /** The immediate post-dominator; NULL when only the virtual exit post-dominates node. */
+  KilnNode* (*node_ipostdom)(KilnNode* node);
+  /** Non-zero when every path from the entry to b passes a (a node dominates itself). */
+  int (*node_dominates)(KilnNode* a, KilnNode* b);
+  /** Non-zero when every path from b to the exit passes a (a node post-dominates itself). */
+  int (*node_postdominates)(KilnNode* a, KilnNode* b);
+  /** Non-zero when a path of data edges leads from `from` to `to` (of one graph; a node reaches itself). */
+  int (*node_reaches)(KilnNode* from, KilnNode* to);
+  /** Non-zero when the nodes (of one graph) are convex: no path leaves the set and comes back. Else 0, with
+      *out_outside (if not NULL) a node outside on such a path and *out_inside the node of the set it reaches. */
+  int (*nodes_are_convex)(KilnNode* const* nodes, size_t count, KilnNode** out_outside, KilnNode** out_inside);
+
+  /* ----- since 1.2: reports and rule packs ----- */
+  /** Attaches JSON to the running pass's entry of the compile report, under "reports"/key. Arrays given twice
+      under one key are concatenated; anything else replaces. INVALID_ARGUMENT when json does not parse. */
+  KilnStatus* (*pass_add_report)(KilnPassContext* ctx, const char* key, const char* json);
+  /** The fusion rule packs registered so far by every loaded plugin, in registration order. */
+  size_t (*fusion_rule_pack_count)(void);
+  /** Pack index's name; *out_yaml and *out_source_name (either may be NULL) get its text and its source name. */
+  const char* (*fusion_rule_pack_at)(size_t index, const char** out_yaml, const char** out_source_name);
+};
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* KILN_PLUGIN_H_ */
