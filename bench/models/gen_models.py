@@ -5,7 +5,7 @@ ONNX exporter writes them (see README.md). Run with Debian's /usr/bin/python3
 
   gen_models.py MODEL --out FILE.onnx [--batch static|symbolic] [--layers N] [--seed S] ...
 
-MODEL: resnet50, mobilenetv2, bert, llama, chain.
+MODEL: resnet50, mobilenetv2, bert, llama, ernie (Paddle2ONNX style), chain.
 """
 
 import argparse
@@ -19,10 +19,11 @@ import onnx  # noqa: E402
 
 import chain as chain_mod  # noqa: E402
 import cnn  # noqa: E402
+import paddle  # noqa: E402
 import transformer  # noqa: E402
 
-MODELS = ("resnet50", "mobilenetv2", "bert", "llama", "chain")
-DEFAULT_OPSET = {"bert": 13}  # BERT keeps PyTorch's opset<17 LayerNorm decomposition
+MODELS = ("resnet50", "mobilenetv2", "bert", "llama", "ernie", "chain")
+DEFAULT_OPSET = {"bert": 13, "ernie": 13}  # BERT keeps PyTorch's opset<17 LayerNorm decomposition
 
 
 def build(model, batch="static", seed=0, layers=None, opset=None, hidden=None, heads=None,
@@ -42,6 +43,12 @@ def build(model, batch="static", seed=0, layers=None, opset=None, hidden=None, h
             if v is not None:
                 kw[k] = v
         return (transformer.bert if model == "bert" else transformer.llama)(**kw)
+    if model == "ernie":
+        kw = dict(batch_symbolic=sym, seed=seed, opset=opset, layers=layers or 1, dynamic_seq=dynamic_seq)
+        for k, v in (("hidden", hidden), ("heads", heads), ("ffn", ffn), ("seq", seq), ("vocab", vocab)):
+            if v is not None:
+                kw[k] = v
+        return paddle.ernie(**kw)
     if model == "chain":
         return chain_mod.chain(batch_symbolic=sym, seed=seed, opset=opset,
                                nodes=nodes if nodes is not None else 100000)
