@@ -4,6 +4,7 @@
 #include "ir/model.h"
 #include "options/core_options.h"
 #include "report/model_summary.h"
+#include "shape/node_checks.h"
 #include "support/error.h"
 
 namespace kiln {
@@ -12,6 +13,13 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 double Seconds(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double>(b - a).count(); }
+
+bool RunsAnyPass(const PipelinePlan& plan) {
+  for (const PlannedStage& stage : plan.stages)
+    for (const PlannedStep& step : StageSteps(stage))
+      if (step.Runs()) return true;
+  return false;
+}
 
 bool IsNearMiss(const OptionRegistry& registry, const std::string& name) {
   return registry.UnknownOptionMessage(name).find("did you mean") != std::string::npos;
@@ -71,6 +79,9 @@ nlohmann::json CompileFlow::Compile(Model& model, const std::string& model_name,
                                     const CompileRequest& request, LoadTimes times,
                                     const std::function<void(Model&)>& write) {
   const size_t before = model.graph().CountNodes(true);
+  // Passes run ONNX's inference functions on the model's nodes: a node they would crash on, or that no runtime could
+  // run, is an invalid model, named before any pass starts. A pipeline that runs none (O0) copies the model as it is.
+  if (RunsAnyPass(resolved.plan)) CheckModelForInference(model);
   CompileRequest run = request;
   run.model_name = model_name;
   nlohmann::json report = compiler_.Run(model, resolved, run);

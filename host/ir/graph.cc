@@ -257,6 +257,7 @@ void Graph::TransferOutput(Node* to, size_t slot, Value* v, bool leave_empty) {
   if (slot >= to->outputs_.size()) throw InternalError("TransferOutput: node '" + to->name() + "' has no output " + std::to_string(slot));
   Value* displaced = to->outputs_[slot];
   if (displaced == v) return;
+  v->MarkReadersShapeDirty();
   if (displaced != nullptr && displaced->has_uses())
     throw InternalError("TransferOutput: output " + std::to_string(slot) + " of node '" + to->name() + "' is still read");
   if (v->is_initializer() || v->is_graph_input())
@@ -373,6 +374,7 @@ void Graph::SetInitializer(Value* v, std::shared_ptr<const Tensor> t) {
   for (int64_t d : t->dims()) shape.dims.push_back(Dim::Known(d));
   v->type_ = Type::Tensor(t->type(), std::move(shape));
   v->initializer_ = std::move(t);
+  v->MarkReadersShapeDirty();
 }
 
 void Graph::ConvertToInitializer(Value* v, std::shared_ptr<const Tensor> t) {

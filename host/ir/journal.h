@@ -25,11 +25,18 @@ class Journal {
   }
   // Undoes every change since Begin, newest first.
   void Rollback() {
+    ++RollbackCount();
     active_ = false;  // undo steps must not record themselves
     for (auto it = undo_.rbegin(); it != undo_.rend(); ++it) (*it)();
     undo_.clear();
   }
   size_t size() const { return undo_.size(); }
+  // How many rollbacks any journal of the process made so far: caches of derived facts (inferred shapes) start
+  // over after one. Process-wide because journals are swapped in and out of a model while passes run.
+  static uint64_t& RollbackCount() {
+    static uint64_t count = 0;
+    return count;
+  }
 
  private:
   bool active_ = false;

@@ -75,6 +75,8 @@ class Model {
 
   // The analyses the running pass declares it keeps valid (KILN_ANALYSIS_* bits; see Graph::BumpStructure).
   uint32_t preserved_analyses = 0;
+  // The process's rollback count (Journal::RollbackCount) when shape inference last ran on this model.
+  uint64_t shape_inference_rollbacks = ~0ull;
   // What host/shape/call_instance.cc keeps between questions (typed instances of calls); CollectGarbage drops it.
   std::shared_ptr<void>& call_instance_data() { return call_instance_data_; }
 

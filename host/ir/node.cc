@@ -5,6 +5,7 @@
 #include "ir/annotations.h"
 #include "ir/graph.h"
 #include "ir/model.h"
+#include "onnx/annotations_key.h"
 
 namespace kiln {
 namespace {
@@ -12,6 +13,10 @@ namespace {
 Journal& JournalOf(Node* n) { return n->graph()->model()->journal(); }
 
 }  // namespace
+
+void Node::MarkShapeDirty() {
+  for (Node* n = this; n != nullptr; n = n->graph_->owner_node()) n->shape_dirty_ = true;
+}
 
 void Node::SetName(std::string name) {
   Journal& j = JournalOf(this);
@@ -24,6 +29,7 @@ void Node::SetOpType(std::string op_type, std::string domain) {
   if (j.active()) j.Record([this, t = op_type_, d = domain_] { op_type_ = t, domain_ = d; });
   op_type_ = std::move(op_type);
   domain_ = std::move(domain);
+  MarkShapeDirty();
 }
 
 void Node::SetInput(size_t slot, Value* v) {
@@ -44,6 +50,7 @@ void Node::SetInput(size_t slot, Value* v) {
   if (v != nullptr) v->uses_.push_back(Use{this, s});
   inputs_[slot] = v;
   graph_->BumpStructure();
+  MarkShapeDirty();
   if (j.active()) j.Record([this, slot, old] { SetInput(slot, old); });
 }
 
@@ -83,6 +90,7 @@ std::vector<int64_t> Node::GetInts(std::string_view name) const {
 }
 
 void Node::SetAttribute(Attribute a) {
+  if (!IsTemporaryMark(a.name)) MarkShapeDirty();
   for (auto& g : a.graphs) {
     g->parent_ = graph_;
     g->owner_node_ = this;
@@ -104,6 +112,7 @@ void Node::SetAttribute(Attribute a) {
 bool Node::RemoveAttribute(std::string_view name) {
   for (size_t i = 0; i < attrs_.size(); ++i) {
     if (attrs_[i].name != name) continue;
+    if (!IsTemporaryMark(name)) MarkShapeDirty();
     Journal& j = JournalOf(this);
     if (j.active()) {
       auto old = std::make_shared<Attribute>(std::move(attrs_[i]));

@@ -68,6 +68,13 @@ class Node {
   // Scratch space for one graph algorithm at a time (topological order); holds nothing between calls.
   mutable uint32_t scratch = 0;
 
+  // Incremental shape inference (host/shape): whether this node may infer something new: it is new, or it, what
+  // it reads or (for a node holding subgraphs) a node inside it changed since it was last inferred. Marking a node
+  // inside a subgraph marks the nodes holding it too.
+  bool shape_dirty() const { return shape_dirty_; }
+  void MarkShapeDirty();
+  void ClearShapeDirty() { shape_dirty_ = false; }
+
  private:
   friend class Graph;
   friend class Model;
@@ -80,6 +87,7 @@ class Node {
   std::map<std::string, std::string> annotations_;
   Graph* graph_ = nullptr;
   bool deleted_ = false;
+  bool shape_dirty_ = true;
   std::list<std::unique_ptr<Node>>::iterator self_;
 };
 

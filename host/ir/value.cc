@@ -2,14 +2,26 @@
 
 #include "ir/annotations.h"
 #include "ir/graph.h"
+#include "ir/node.h"
 #include "ir/model.h"
 
 namespace kiln {
 
 void Value::SetType(Type t) {
+  if (t == type_) return;
+  MarkReadersShapeDirty();
   Journal& j = graph_->model()->journal();
   if (j.active()) j.Record([this, old = type_] { type_ = old; });
   type_ = std::move(t);
+}
+
+void Value::MarkReadersShapeDirty() const {
+  for (const Use& u : uses_) u.node->MarkShapeDirty();
+}
+
+void Value::SetShapeData(std::shared_ptr<const ShapeData> d, bool changed) {
+  shape_data_ = std::move(d);
+  if (changed) MarkReadersShapeDirty();
 }
 
 void Value::SetAnnotation(const std::string& key, const std::optional<std::string>& value) {

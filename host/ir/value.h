@@ -17,6 +17,7 @@ namespace kiln {
 
 class Graph;
 class Node;
+struct ShapeData;  // host/shape/shape_values.h
 
 struct Use {
   Node* node;
@@ -28,7 +29,9 @@ class Value {
  public:
   const std::string& name() const { return name_; }
   const Type& type() const { return type_; }
-  void SetType(Type t);  // journaled
+  void SetType(Type t);  // journaled; marks the readers for shape inference when the type changes
+  // Marks every node that reads this value for incremental shape inference (Node::MarkShapeDirty).
+  void MarkReadersShapeDirty() const;
   DataType elem_type() const { return type_.elem; }
 
   Node* producer() const { return producer_; }
@@ -49,6 +52,12 @@ class Value {
   const std::map<std::string, std::string>& annotations() const { return annotations_; }
   void SetAnnotation(const std::string& key, const std::optional<std::string>& value);  // journaled
 
+  // What shape inference computed of this value's contents when it is a small integer tensor made from shapes
+  // (Shape -> Gather -> Concat chains): see host/shape/shape_values.h. Null when nothing is known.
+  const std::shared_ptr<const ShapeData>& shape_data() const { return shape_data_; }
+  // Sets it (not journaled: shape inference starts over after a rollback) and marks the readers when it changed.
+  void SetShapeData(std::shared_ptr<const ShapeData> d, bool changed);
+
   // Kept for round trips: whether the model declared this value in value_info, and its doc string.
   bool in_value_info = false;
   std::string doc_string;
@@ -67,6 +76,7 @@ class Value {
   std::map<std::string, std::string> annotations_;
   std::shared_ptr<const Tensor> initializer_;
   std::shared_ptr<const SparseTensor> sparse_initializer_;
+  std::shared_ptr<const ShapeData> shape_data_;
   uint32_t graph_input_refs_ = 0, graph_output_refs_ = 0;
   bool deleted_ = false;
   std::list<std::unique_ptr<Value>>::iterator self_;

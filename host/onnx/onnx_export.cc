@@ -55,7 +55,7 @@ class Exporter {
       TensorToProto(*v->initializer(), tp, sink_);
       tp->set_name(v->name());
     }
-    for (Value* v : g.sparse_initializers()) ExportSparse(*v->sparse_initializer(), gp->add_sparse_initializer());
+    for (Value* v : g.sparse_initializers()) SparseTensorToProto(*v->sparse_initializer(), gp->add_sparse_initializer());
     for (Value* v : g.inputs()) ExportValueInfo(*v, gp->add_input());
     for (Value* v : g.outputs()) ExportValueInfo(*v, gp->add_output());
     std::unordered_set<const Value*> written;
@@ -133,29 +133,8 @@ class Exporter {
 
  private:
 
-  void ExportSparse(const SparseTensor& st, onnx::SparseTensorProto* sp) {
-    TensorToProto(st.values, sp->mutable_values(), nullptr);
-    TensorToProto(st.indices, sp->mutable_indices(), nullptr);
-    for (int64_t d : st.dims) sp->add_dims(d);
-  }
-
   void ExportAttribute(const Attribute& a, onnx::AttributeProto* ap) {
-    ap->set_name(a.name);
-    if (a.kind_declared) ap->set_type(static_cast<onnx::AttributeProto::AttributeType>(a.kind));
-    if (!a.ref_attr_name.empty()) ap->set_ref_attr_name(a.ref_attr_name);
-    if (!a.doc_string.empty()) ap->set_doc_string(a.doc_string);
-    if (a.f) ap->set_f(*a.f);
-    if (a.i) ap->set_i(*a.i);
-    if (a.s) ap->set_s(*a.s);
-    if (a.t) TensorToProto(*a.t, ap->mutable_t(), nullptr);
-    if (a.sparse_tensor) ExportSparse(*a.sparse_tensor, ap->mutable_sparse_tensor());
-    if (a.tp) TypeToProto(*a.tp, ap->mutable_tp());
-    for (float f : a.floats) ap->add_floats(f);
-    for (int64_t i : a.ints) ap->add_ints(i);
-    for (const auto& s : a.strings) ap->add_strings(s);
-    for (const auto& t : a.tensors) TensorToProto(t, ap->add_tensors(), nullptr);
-    for (const auto& st : a.sparse_tensors) ExportSparse(st, ap->add_sparse_tensors());
-    for (const auto& tp : a.type_protos) TypeToProto(tp, ap->add_type_protos());
+    AttributeValueToProto(a, ap);
     size_t first_of_list = 0;
     if (a.has_g && !a.graphs.empty()) {
       ExportGraph(*a.graphs[0], ap->mutable_g());

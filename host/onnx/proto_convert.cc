@@ -1,5 +1,7 @@
 #include "onnx/proto_convert.h"
 
+#include "ir/attribute.h"
+
 #include <cstring>
 #include <vector>
 
@@ -157,6 +159,31 @@ void TensorToProto(const Tensor& t, TensorProto* p, const ExternalSink* sink) {
     WriteTyped(bytes, t.type(), p);
   else
     p->set_raw_data(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+}
+
+void SparseTensorToProto(const SparseTensor& st, onnx::SparseTensorProto* sp) {
+  TensorToProto(st.values, sp->mutable_values(), nullptr);
+  TensorToProto(st.indices, sp->mutable_indices(), nullptr);
+  for (int64_t d : st.dims) sp->add_dims(d);
+}
+
+void AttributeValueToProto(const Attribute& a, onnx::AttributeProto* ap) {
+  ap->set_name(a.name);
+  if (a.kind_declared) ap->set_type(static_cast<onnx::AttributeProto::AttributeType>(a.kind));
+  if (!a.ref_attr_name.empty()) ap->set_ref_attr_name(a.ref_attr_name);
+  if (!a.doc_string.empty()) ap->set_doc_string(a.doc_string);
+  if (a.f) ap->set_f(*a.f);
+  if (a.i) ap->set_i(*a.i);
+  if (a.s) ap->set_s(*a.s);
+  if (a.t) TensorToProto(*a.t, ap->mutable_t(), nullptr);
+  if (a.sparse_tensor) SparseTensorToProto(*a.sparse_tensor, ap->mutable_sparse_tensor());
+  if (a.tp) TypeToProto(*a.tp, ap->mutable_tp());
+  for (float f : a.floats) ap->add_floats(f);
+  for (int64_t i : a.ints) ap->add_ints(i);
+  for (const auto& s : a.strings) ap->add_strings(s);
+  for (const auto& t : a.tensors) TensorToProto(t, ap->add_tensors(), nullptr);
+  for (const auto& st : a.sparse_tensors) SparseTensorToProto(st, ap->add_sparse_tensors());
+  for (const auto& tp : a.type_protos) TypeToProto(tp, ap->add_type_protos());
 }
 
 Type TypeFromProto(const onnx::TypeProto& p) {

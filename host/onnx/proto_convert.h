@@ -24,6 +24,13 @@ Tensor TensorFromProto(onnx::TensorProto&& p, ExternalDataReader* ext, const std
 using ExternalSink = std::function<bool(const Tensor&, onnx::TensorProto*)>;
 void TensorToProto(const Tensor& t, onnx::TensorProto* p, const ExternalSink* sink);
 
+struct Attribute;
+struct SparseTensor;
+
+// Everything of an attribute but the graphs it holds (name, kind, reference, doc, values of every other kind).
+void AttributeValueToProto(const Attribute& a, onnx::AttributeProto* ap);
+void SparseTensorToProto(const SparseTensor& st, onnx::SparseTensorProto* sp);
+
 Type TypeFromProto(const onnx::TypeProto& p);
 void TypeToProto(const Type& t, onnx::TypeProto* p);
 

@@ -75,6 +75,7 @@ KilnHostApi BuildTable() {
   FillAnnotationSlots(api);
   FillAnalysisSlots(api);
   FillTargetSlots(api);
+  FillShapeSlots(api);
   return api;
 }
 

@@ -176,6 +176,8 @@ void FillAnnotationSlots(KilnHostApi& api);  // host_api_annotations.cc
 void FillAnalysisSlots(KilnHostApi& api);    // host_api_analysis.cc: topological order, dominators, reachability
 // ABI 1.3
 void FillTargetSlots(KilnHostApi& api);      // host_api_target.cc: the active target's engines and costs
+// ABI 1.4
+void FillShapeSlots(KilnHostApi& api);       // host_api_shape.cc: inferred contents of shape tensors
 
 // Validation helpers shared by the slots.
 bool ValidElemType(int32_t elem_type);

@@ -60,15 +60,6 @@ void InlineSubgraph(Node& node, size_t index) {
     if (n->has_subgraphs())
       throw SlotError(KILN_STATUS_UNSUPPORTED, "subgraph '" + sub.name() + "' holds nested subgraphs (node '" +
                                                    n->name() + "'), which cannot be inlined yet");
-  for (size_t k = 0; k < node.num_outputs(); ++k) {
-    Value* out = node.output(k);
-    Value* repl = sub.outputs()[k];
-    if (out && out->is_graph_output() && (repl->is_graph_input() || repl->is_graph_output()) &&
-        repl->graph() != &sub)
-      throw SlotError(KILN_STATUS_FAILED_PRECONDITION, "output '" + out->name() + "' is a graph output and the " +
-                                                           "subgraph returns '" + repl->name() + "', already one");
-  }
-
   std::unordered_map<const Value*, Value*> mapped;  // subgraph value -> its copy in g
   auto map_value = [&](Value* v) -> Value* {
     if (v == nullptr) return nullptr;
@@ -95,7 +86,17 @@ void InlineSubgraph(Node& node, size_t index) {
   }
   for (size_t k = 0; k < node.num_outputs(); ++k) {
     Value* out = node.output(k);
-    if (out && out->has_uses()) g.ReplaceAllUsesWith(out, map_value(sub.outputs()[k]));
+    if (out == nullptr || !out->has_uses()) continue;
+    Value* repl = map_value(sub.outputs()[k]);
+    // A graph output keeps its name: the value replacing it takes the name, or (when it cannot: a value of an outer
+    // graph, or one that is already an input or output) an Identity of it does.
+    if (out->is_graph_output() && (repl->producer() == nullptr || repl->graph() != &g || repl->is_graph_output() ||
+                                   repl->is_graph_input())) {
+      Node* copy = g.AddNode("Identity", {repl}, 1, node.name());
+      copy->output(0)->SetType(out->type());
+      repl = copy->output(0);
+    }
+    g.ReplaceValue(out, repl);
   }
   CallFrame& frame = CallFrame::Current();
   for (Value* in : node.inputs())

@@ -1,12 +1,15 @@
-// Shape inference over the IR, by ONNX's own inference (libonnx, with data propagation).
+// Shape inference over the IR, node by node, incrementally.
 //
-// What: exports the model to a ModelProto, runs onnx::shape_inference::InferShapes with data propagation on, and
-// copies each inferred type back onto the IR value of the same name (in subgraphs too).
-// When: the host's `infer_shapes` ABI slot calls it (InferShapePass opens each folding stage).
-// Why correct: a type is only ever refined, never weakened: an unknown element type, rank or dimension takes the
-// inferred one; a known dimension stays; a symbolic dimension stays unless inference proved it a number. Errors
-// of one node (a broken or unknown op) are ignored by ONNX's error_mode 0, so the rest of the graph is still
-// inferred; custom-domain ops run their plugin's shape function through ONNX's schema registry.
+// What: walks the main graph in topological order and infers each node that may learn something (a new node, one
+// that changed, one whose inputs' types or shape values changed: Node::shape_dirty) with its op's ONNX inference
+// function through a context implemented on the IR (node_inference.h), never by exporting the model; then the
+// node's shape value (shape_values.h), so shape chains give Reshape, Expand and the like their output dims with
+// symbolic expressions. Subgraphs are inferred through their holders; calls of model-local functions from their
+// typed instances; custom ops through the schemas plugins registered.
+// When: the host's `infer_shapes` ABI slot (InferShapePass), typed call instances, the target's trace.
+// Why correct: a type is only ever refined, never weakened (type_refine.h); a node that nothing about changed
+// cannot infer anything new, and a change marks exactly the nodes it can affect (its readers, in every scope, and
+// the nodes holding them); after any rollback every node is inferred again.
 #pragma once
 
 #include <cstddef>
@@ -16,6 +19,7 @@
 namespace kiln {
 
 // Refines the value types of `model` in place; returns how many values got a more precise type.
-size_t InferShapes(Model& model);
+// `inferred_nodes` (if not null) gets how many nodes' inference ran.
+size_t InferShapes(Model& model, size_t* inferred_nodes = nullptr);
 
 }  // namespace kiln

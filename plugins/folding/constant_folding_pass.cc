@@ -84,6 +84,11 @@ std::vector<sdk::OptionSpec> ConstantFoldingPass::Options() {
 
 void ConstantFoldingPass::Run(sdk::PassContext& ctx, sdk::Node node) {
   if (node.Is("Constant") || node.InputCount() == 0) return;
+  // Most nodes read something computed at run time: that is the cheapest thing to find out, so it goes first
+  // (an If with subgraphs is judged by its condition below).
+  if (node.SubgraphCount() == 0)
+    for (size_t i = 0; i < node.InputCount(); ++i)
+      if (sdk::Value in = node.Input(i); in && !ConstOrPotential(in)) return;
   if (HasMark(node, kDoNotFold) || HasMark(node, kNoNeedFold) || NameSkipped(ctx, node)) {
     ctx.AddCounter("skipped_marked");
     return;

@@ -10,6 +10,22 @@
 namespace kiln::folding {
 namespace {
 
+// The kin of Shape and Size: an integer node of one output (Gather, Slice, Concat, Cast, arithmetic, ...) whose
+// value shape inference computed completely from shapes (value_shape_data, ABI 1.4): Gather(Shape(x), 1) on
+// x: [batch, 16] is 16, Mul(Size(x), 0) is 0.
+std::optional<OwnedInt64View> ComputedByInference(const sdk::Node& node) {
+  if (node.Is("Constant") || !node.Domain().empty() || node.OutputCount() != 1) return std::nullopt;
+  sdk::Value out = node.Output(0);
+  if (!out || (out.ElemType() != KILN_ELEM_INT64 && out.ElemType() != KILN_ELEM_INT32)) return std::nullopt;
+  std::optional<sdk::Value::ShapeData> data = out.InferredData();
+  if (!data || !data->FullyKnown()) return std::nullopt;
+  OwnedInt64View v;
+  v.elem_type = out.ElemType();
+  for (const auto& e : data->elements) v.values.push_back(*e.value);
+  if (!data->scalar) v.dims = {static_cast<int64_t>(v.values.size())};
+  return v;
+}
+
 // The value of Shape or Size on `node`, when the dimensions it needs are known.
 std::optional<OwnedInt64View> Compute(const sdk::Node& node) {
   sdk::Value in = node.Input(0);
@@ -63,7 +79,7 @@ std::optional<OwnedInt64View> Compute(const sdk::Node& node) {
     v.values = {n};
     return v;  // a scalar
   }
-  return std::nullopt;
+  return ComputedByInference(node);
 }
 
 // A Shape/Size (or Gather of a Shape) whose input type may still be refined by inference: its rank is unknown,
@@ -114,7 +130,6 @@ std::vector<sdk::OptionSpec> DimensionComputePass::Options() {
 }
 
 void DimensionComputePass::Run(sdk::PassContext& ctx, sdk::Node node) {
-  if (!node.Is("Shape") && !node.Is("Size") && !node.Is("Gather")) return;
   bool need_fold = ctx.OptionBool("need_fold");
   if (!need_fold && HasMark(node, kPotentialConst)) return;  // already marked
   std::optional<OwnedInt64View> value = Compute(node);

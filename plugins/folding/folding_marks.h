@@ -79,17 +79,26 @@ void ReplaceOutputsWithConstants(const sdk::Node& node, GetValue value_of) {
 
 namespace kiln::folding {
 
-// A tensor view over caller-owned int64 data (for marks and constants computed by a pass).
+// A tensor view over caller-owned integer data (for marks and constants computed by a pass): int64 values, seen
+// as INT64 or (elem_type KILN_ELEM_INT32) narrowed to INT32.
 struct OwnedInt64View {
   std::vector<int64_t> dims, values;
+  int32_t elem_type = KILN_ELEM_INT64;
+  std::vector<int32_t> narrowed;
   KilnTensorView raw{};
   sdk::TensorView View() {
     raw.struct_size = sizeof raw;
-    raw.elem_type = KILN_ELEM_INT64;
+    raw.elem_type = elem_type;
     raw.rank = static_cast<uint32_t>(dims.size());
     raw.dims = dims.empty() ? nullptr : dims.data();
-    raw.data = values.empty() ? nullptr : values.data();
-    raw.byte_size = values.size() * sizeof(int64_t);
+    if (elem_type == KILN_ELEM_INT32) {
+      narrowed.assign(values.begin(), values.end());
+      raw.data = narrowed.empty() ? nullptr : narrowed.data();
+      raw.byte_size = narrowed.size() * sizeof(int32_t);
+    } else {
+      raw.data = values.empty() ? nullptr : values.data();
+      raw.byte_size = values.size() * sizeof(int64_t);
+    }
     return sdk::TensorView(&raw);
   }
 };

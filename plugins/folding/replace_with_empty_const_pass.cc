@@ -14,9 +14,8 @@ std::vector<sdk::OptionSpec> ReplaceWithEmptyConstPass::Options() {
 }
 
 void ReplaceWithEmptyConstPass::Run(sdk::PassContext& ctx, sdk::Node node) {
-  if (node.Is("Constant") || node.InputCount() == 0 || node.OutputCount() == 0) return;
-  if (node.Is("If") || node.Is("Loop") || node.Is("Scan") || node.SubgraphCount() > 0) return;
-  if (HasMark(node, kIsFromConstantFolding) || HasMark(node, kPotentialConst)) return;
+  if (node.InputCount() == 0 || node.OutputCount() == 0) return;
+  // Every output known to be empty: the test almost every node fails, so it goes first.
   bool any_used = false;
   for (sdk::Value out : node.Outputs()) {
     if (!out || out.IsGraphOutput()) return;
@@ -26,6 +25,8 @@ void ReplaceWithEmptyConstPass::Run(sdk::PassContext& ctx, sdk::Node node) {
     any_used |= out.ConsumerCount() > 0;
   }
   if (!any_used) return;
+  if (node.Is("Constant") || node.Is("If") || node.Is("Loop") || node.Is("Scan") || node.SubgraphCount() > 0) return;
+  if (HasMark(node, kIsFromConstantFolding) || HasMark(node, kPotentialConst)) return;
   bool need_fold = ctx.OptionBool("need_fold");
   if (!need_fold) {
     if (node.OutputCount() != 1) return;  // a potential constant holds output 0 only

@@ -45,31 +45,67 @@ std::optional<int64_t> ShapeElementOf(sdk::Value piece, const sdk::Value& x) {
   return i < 0 ? std::nullopt : std::optional<int64_t>(i);
 }
 
+// The target from the Concat's pieces: constants, and Gather(Shape(x), k) at position k as 0.
+std::optional<std::vector<int64_t>> TargetFromPieces(const sdk::Value& x, const sdk::Value& shape) {
+  sdk::Node concat = shape.Producer();
+  if (!concat || !concat.Is("Concat") || concat.GetInt("axis", 0) != 0) return std::nullopt;
+  std::vector<int64_t> target;
+  bool copied = false;
+  for (const sdk::Value& piece : concat.Inputs()) {
+    if (!piece) return std::nullopt;
+    if (std::optional<std::vector<int64_t>> c = ConstInts(piece)) {
+      if (piece.ConstantData().Rank() != 1) return std::nullopt;
+      target.insert(target.end(), c->begin(), c->end());
+      continue;
+    }
+    std::optional<int64_t> k = ShapeElementOf(piece, x);
+    if (!k || *k != static_cast<int64_t>(target.size())) return std::nullopt;
+    target.push_back(0);
+    copied = true;
+  }
+  return copied ? std::optional<std::vector<int64_t>>(std::move(target)) : std::nullopt;
+}
+
+// The target from what shape inference computed of it (ABI 1.4): a known element stays; an element equal to x's
+// dimension at the same position becomes 0; one element left unknown becomes -1 when every other element is a
+// known positive number (so the product of the others cannot be 0 and -1 stands for exactly that element).
+std::optional<std::vector<int64_t>> TargetFromInference(const sdk::Value& x, const sdk::Value& shape) {
+  std::optional<sdk::Value::ShapeData> data = shape.InferredData();
+  std::optional<sdk::TensorShape> xs = x.Shape();
+  if (!data || data->scalar || data->FullyKnown() || !xs) return std::nullopt;
+  std::vector<int64_t> target;
+  std::optional<size_t> unknown;
+  bool all_positive = true;
+  for (size_t i = 0; i < data->elements.size(); ++i) {
+    const auto& e = data->elements[i];
+    if (e.value) {
+      if (*e.value < -1 || *e.value == -1) return std::nullopt;  // a -1 of its own: leave the target alone
+      all_positive &= *e.value > 0;
+      target.push_back(*e.value);
+    } else if (!e.symbol.empty() && i < xs->size() && !(*xs)[i].IsKnown() && (*xs)[i].symbol == e.symbol) {
+      target.push_back(0);
+      all_positive = false;
+    } else {
+      if (unknown) return std::nullopt;
+      unknown = i;
+      target.push_back(-1);
+    }
+  }
+  if (unknown && !all_positive) return std::nullopt;
+  return target;
+}
+
 }  // namespace
 
 void ReshapeShapeChainPass::Run(sdk::PassContext& ctx, sdk::Node node) {
   if (!node.Is("Reshape") || node.InputCount() < 2 || !node.Input(0) || !node.Input(1)) return;
   if (node.GetInt("allowzero", 0) != 0 || node.Input(1).IsConstant()) return;
   sdk::Value x = node.Input(0);
-  sdk::Node concat = node.Input(1).Producer();
-  if (!concat || !concat.Is("Concat") || concat.GetInt("axis", 0) != 0) return;
-  std::vector<int64_t> target;
-  bool copied = false;
-  for (const sdk::Value& piece : concat.Inputs()) {
-    if (!piece) return;
-    if (std::optional<std::vector<int64_t>> c = ConstInts(piece)) {
-      if (piece.ConstantData().Rank() != 1) return;
-      target.insert(target.end(), c->begin(), c->end());
-      continue;
-    }
-    std::optional<int64_t> k = ShapeElementOf(piece, x);
-    if (!k || *k != static_cast<int64_t>(target.size())) return;
-    target.push_back(0);
-    copied = true;
-  }
-  if (!copied) return;
-  int64_t dims[] = {static_cast<int64_t>(target.size())};
-  node.SetInput(1, node.OwnerGraph().CreateConstant<int64_t>(dims, target));
+  std::optional<std::vector<int64_t>> target = TargetFromPieces(x, node.Input(1));
+  if (!target) target = TargetFromInference(x, node.Input(1));
+  if (!target) return;
+  int64_t dims[] = {static_cast<int64_t>(target->size())};
+  node.SetInput(1, node.OwnerGraph().CreateConstant<int64_t>(dims, *target));
   ctx.AddCounter("reshape_targets_made_constant");
 }
 

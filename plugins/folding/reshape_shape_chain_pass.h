@@ -14,10 +14,17 @@
 // of exported CNNs, x.view(x.size(0), -1), and the attention reshapes x.view(x.size(0), x.size(1), h, d).
 // ONNX Runtime's basic level reaches the same [0, -1].
 //
+// With a host of ABI 1.4 the target may also be any computation shape inference evaluated (value_shape_data):
+// an element equal to x's dimension at its position becomes 0, a known number stays, and one element left over
+// becomes -1 when every other element is a known positive number: x.view(x.size(0) * x.size(1), 768) on
+// x: [batch, seq, 768] is Reshape(x, [-1, 768]).
+//
 // Why correct. With allowzero = 0, a 0 at position k of Reshape's target means "dimension k of the input" (ONNX
 // Reshape), and the replaced piece is exactly dimension k of that input, read at run time. The other pieces are
 // unchanged constants, so the target has the same value for every input shape. (A 0 already in a constant piece
-// keeps its meaning.)
+// keeps its meaning.) A -1 stands for the one element Reshape infers from the element count; with every other
+// element a positive number that element is unique, and it is the original element, which the original target
+// made the element count agree with.
 #pragma once
 
 #include <kiln/kiln_plugin.hpp>

@@ -165,7 +165,7 @@ static_assert(offsetof(KilnOutlineInfo, reserved0) == 44);
 static_assert(offsetof(KilnOutlineInfo, embed_constant_max_bytes) == 48);
 static_assert(offsetof(KilnOutlineInfo, call_name) == 56);
 
-static_assert(sizeof(KilnHostApi) == 1480);
+static_assert(sizeof(KilnHostApi) == 1488);
 static_assert(offsetof(KilnHostApi, struct_size) == 0);
 static_assert(offsetof(KilnHostApi, abi_version) == 8);
 static_assert(offsetof(KilnHostApi, reserved0) == 12);
@@ -352,6 +352,7 @@ static_assert(offsetof(KilnHostApi, target_transfer_cost) == 1448);  // since 1.
 static_assert(offsetof(KilnHostApi, target_preferred_format) == 1456);  // since 1.3
 static_assert(offsetof(KilnHostApi, host_config_dir) == 1464);  // since 1.3
 static_assert(offsetof(KilnHostApi, node_call_instance) == 1472);  // since 1.3
+static_assert(offsetof(KilnHostApi, value_shape_data) == 1480);  // since 1.4
 
 // ---- the constants of 1.2 ----
 static_assert(KILN_ABI_VERSION_1_2 == 0x00010002u);
@@ -377,6 +378,11 @@ static_assert(std::is_same_v<decltype(KilnHostApi::target_estimate),
                              KilnStatus* (*)(KilnNode* const*, size_t, KilnCostEstimate*)>);
 static_assert(std::is_same_v<decltype(KilnHostApi::host_config_dir), const char* (*)(void)>);
 static_assert(std::is_same_v<decltype(KilnHostApi::node_call_instance), KilnStatus* (*)(KilnNode*, KilnGraph**)>);
+
+// ---- 1.4 ----
+static_assert(KILN_ABI_VERSION_1_4 == 0x00010004u);
+static_assert(std::is_same_v<decltype(KilnHostApi::value_shape_data),
+                             int64_t (*)(KilnValue*, int64_t*, const char**, size_t, int32_t*)>);
 
 // ---- the entry point never changes ----
 static_assert(std::is_same_v<decltype(&kiln_plugin_entry), KilnPluginEntryFn>);

@@ -54,6 +54,7 @@
  *        (KilnCostEstimate), and the host slots that forward any pass's question to the active target
  *        (target_active .. target_preferred_format); host_config_dir; node_call_instance (a call's body typed
  *        for that call).
+ *   1.4  value_shape_data: what shape inference computed of an integer tensor made from shapes.
  *
  * This header compiles as C99 and as C++.
  */
@@ -72,7 +73,7 @@ extern "C" {
  * ------------------------------------------------------------------------------------------------------------- */
 
 #define KILN_ABI_VERSION_MAJOR 1
-#define KILN_ABI_VERSION_MINOR 3
+#define KILN_ABI_VERSION_MINOR 4
 /* Casts that C++ code compiled with -Wold-style-cast also accepts. */
 #ifdef __cplusplus
 #define KILN_U32_(x) static_cast<uint32_t>(x)
@@ -92,6 +93,7 @@ extern "C" {
 #define KILN_ABI_VERSION_1_1 KILN_MAKE_ABI_VERSION(1, 1)
 #define KILN_ABI_VERSION_1_2 KILN_MAKE_ABI_VERSION(1, 2)
 #define KILN_ABI_VERSION_1_3 KILN_MAKE_ABI_VERSION(1, 3)
+#define KILN_ABI_VERSION_1_4 KILN_MAKE_ABI_VERSION(1, 4)
 
 /** The name of the entry symbol, for the loader. */
 #define KILN_PLUGIN_ENTRY_SYMBOL "kiln_plugin_entry"
@@ -950,6 +952,16 @@ struct KilnHostApi {
       question about the same call or the end of the callback. FAILED_PRECONDITION when node calls no
       model-local function. */
   KilnStatus* (*node_call_instance)(KilnNode* node, KilnGraph** out_graph);
+
+  /* ----- since 1.4 ----- */
+  /** What shape inference (infer_shapes) computed of the contents of value, a scalar or 1-D integer tensor made
+      from shapes (Shape -> Gather -> Concat chains, integer arithmetic on them): returns its element count, or -1
+      when nothing is known; *out_is_scalar (if not NULL) gets 1 for a scalar. For each element below capacity:
+      out_symbols[i] NULL and out_values[i] its number when it is known; out_symbols[i] its symbolic expression
+      (`batch`, `2*seq`: valid until the next call of this slot) when it is symbolic; out_symbols[i] "" when it is
+      unknown. Either array may be NULL (capacity 0 asks for the count). */
+  int64_t (*value_shape_data)(KilnValue* value, int64_t* out_values, const char** out_symbols, size_t capacity,
+                              int32_t* out_is_scalar);
 };
 
 #ifdef __cplusplus

@@ -428,6 +428,24 @@ class Value {
   void SetAnnotation(std::string_view key, const std::optional<std::string>& value) const;
   std::vector<std::pair<std::string, std::string>> Annotations() const;
 
+  // ---- ABI 1.4
+  // What shape inference computed of this integer tensor's contents (value_shape_data): nullopt when nothing is
+  // known (or the host is older).
+  struct ShapeDataElement {
+    std::optional<int64_t> value;  // the number, when known
+    std::string symbol;            // the symbolic expression, when symbolic; both empty when unknown
+  };
+  struct ShapeData {
+    bool scalar = false;
+    std::vector<ShapeDataElement> elements;
+    bool FullyKnown() const {
+      for (const auto& e : elements)
+        if (!e.value) return false;
+      return true;
+    }
+  };
+  std::optional<ShapeData> InferredData() const;
+
  private:
   KilnValue* v_ = nullptr;
 };
@@ -937,6 +955,24 @@ inline Function Node::CalledFunction() const {
 inline void Node::InlineFunction() const {
   KILN_SDK_REQUIRE_SLOT(node_inline_function);
   Check(Host().node_inline_function(n_));
+}
+inline std::optional<Value::ShapeData> Value::InferredData() const {
+  if (!KILN_HOST_HAS(&Host(), value_shape_data)) return std::nullopt;
+  int32_t scalar = 0;
+  const int64_t n = Host().value_shape_data(v_, nullptr, nullptr, 0, &scalar);
+  if (n < 0) return std::nullopt;
+  std::vector<int64_t> values(static_cast<size_t>(n));
+  std::vector<const char*> symbols(static_cast<size_t>(n));
+  Host().value_shape_data(v_, values.data(), symbols.data(), static_cast<size_t>(n), nullptr);
+  ShapeData d;
+  d.scalar = scalar != 0;
+  for (size_t i = 0; i < static_cast<size_t>(n); ++i) {
+    ShapeDataElement e;
+    if (symbols[i] == nullptr) e.value = values[i];
+    else e.symbol = symbols[i];
+    d.elements.push_back(std::move(e));
+  }
+  return d;
 }
 inline Graph Node::CallInstance() const {
   KILN_SDK_REQUIRE_SLOT(node_call_instance);

@@ -1,0 +1,98 @@
+// Checks before inference: see node_checks.h.
+#include "shape/node_checks.h"
+
+#include <string_view>
+#include <unordered_set>
+
+#include "ir/graph.h"
+#include "ir/model.h"
+#include "ir/node.h"
+#include "shape/onnx_node.h"
+#include "support/error.h"
+
+namespace kiln {
+namespace {
+
+// The convolution and pooling family: the input whose rank sets the spatial axes, and the weight input (or -1).
+struct SpatialOp {
+  std::string_view op;
+  int data;
+  int weight;
+};
+constexpr SpatialOp kSpatialOps[] = {
+    {"Conv", 0, 1},        {"ConvInteger", 0, 1},  {"QLinearConv", 0, 3}, {"ConvTranspose", 0, 1},
+    {"AveragePool", 0, -1}, {"MaxPool", 0, -1},    {"LpPool", 0, -1},     {"MaxUnpool", 0, -1},
+    {"MaxRoiPool", 0, -1}, {"DeformConv", 0, 1},
+};
+
+std::optional<size_t> RankOf(const Node& n, int input) {
+  if (input < 0) return std::nullopt;
+  const Value* v = n.input(static_cast<size_t>(input));
+  if (v == nullptr || !v->type().is_tensor() || !v->type().shape) return std::nullopt;
+  return v->type().shape->rank();
+}
+
+std::optional<std::string> CheckSpatial(const Node& n, const SpatialOp& op) {
+  const std::optional<size_t> rank = RankOf(n, op.data);
+  if (!rank) return std::nullopt;  // ONNX's inference needs the rank too: it does nothing without it
+  if (*rank < 3) return "input " + std::to_string(op.data) + " has rank " + std::to_string(*rank) +
+                        "; " + std::string(op.op) + " needs a batch, a channel and at least one spatial axis";
+  const size_t spatial = *rank - 2;
+  if (auto w = RankOf(n, op.weight); w && *w != *rank)
+    return "the weight (input " + std::to_string(op.weight) + ") has rank " + std::to_string(*w) +
+           ", the input rank " + std::to_string(*rank);
+  struct Per {
+    std::string_view name;
+    size_t per_axis;
+    bool positive;
+  };
+  for (const Per& p : {Per{"kernel_shape", 1, true}, Per{"strides", 1, true}, Per{"dilations", 1, true},
+                       Per{"pads", 2, false}, Per{"output_padding", 1, false}}) {
+    const Attribute* a = n.FindAttribute(p.name);
+    if (a == nullptr) continue;
+    if (a->ints.size() != spatial * p.per_axis)
+      return std::string(p.name) + " has " + std::to_string(a->ints.size()) + " values; the input's " +
+             std::to_string(spatial) + " spatial axes need " + std::to_string(spatial * p.per_axis);
+    for (int64_t v : a->ints)
+      if (p.positive ? v <= 0 : v < 0)
+        return std::string(p.name) + " holds " + std::to_string(v) + "; every value must be " +
+               (p.positive ? "positive" : "non-negative");
+  }
+  if (const Attribute* s = n.FindAttribute("output_shape"); s && s->ints.size() != spatial && s->ints.size() != *rank)
+    return "output_shape has " + std::to_string(s->ints.size()) + " values for " + std::to_string(spatial) +
+           " spatial axes";
+  if (const Attribute* g = n.FindAttribute("group"); g && g->i && *g->i <= 0)
+    return "group is " + std::to_string(*g->i) + "; it must be positive";
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<std::string> CheckBeforeInference(const Node& n, const onnx::NodeProto& proto,
+                                                const onnx::OpSchema& schema) {
+  try {
+    schema.Verify(proto);
+  } catch (const std::exception& e) {
+    std::string what = e.what();
+    // ONNX appends the node's text after "==> Context:"; the caller names the node itself.
+    if (auto at = what.find("\n\n==> Context:"); at != std::string::npos) what.resize(at);
+    return what;
+  }
+  if (n.domain().empty())
+    for (const SpatialOp& op : kSpatialOps)
+      if (op.op == n.op_type()) return CheckSpatial(n, op);
+  return std::nullopt;
+}
+
+void CheckModelForInference(const Model& model) {
+  ForEachGraphIn(model.graph(), [&](const Graph& g) {
+    for (const auto& n : g.nodes()) {
+      const onnx::OpSchema* schema = SchemaOf(*n);
+      if (schema == nullptr) continue;
+      if (auto problem = CheckBeforeInference(*n, NodeProtoOf(*n), *schema))
+        throw ModelError("node '" + n->name() + "' (" + n->op_type() + "): " + *problem);
+    }
+  });
+}
+
+}  // namespace kiln

@@ -1,0 +1,192 @@
+// Native shape inference (host/shape): ONNX's inference functions through the IR's context, shape values with
+// symbolic expressions through exporters' shape chains, subgraphs and calls, incremental re-inference, and the
+// checks that keep hostile nodes away from libonnx's inference functions.
+#include "shape/shape_inference.h"
+
+#include <gtest/gtest.h>
+
+#include "ir/model.h"
+#include "shape/node_checks.h"
+#include "shape/shape_values.h"
+#include "support/error.h"
+#include "support/golden.h"
+
+namespace kiln::testing {
+namespace {
+
+std::string ShapeOf(const Model& m, const char* value) {
+  const Value* v = m.graph().FindValue(value);
+  if (v == nullptr) return "(no value)";
+  return v->type().shape ? v->type().shape->ToString() : "(no shape)";
+}
+
+TEST(ShapeInference, SymbolicShapeChainsGiveReshapeItsDims) {
+  // view(batch, seq, heads, head_dim) as PyTorch writes it, with batch and seq symbolic.
+  auto m = ParseModel(R"(<ir_version: 8, opset_import: ["" : 17]>
+    g (float[batch,seq,768] x) => (float[?,?,?,?] y) {
+      s = Shape (x)
+      i0 = Constant <value = int64 {0}> ()
+      i1 = Constant <value = int64 {1}> ()
+      d0 = Gather <axis = 0> (s, i0)
+      d1 = Gather <axis = 0> (s, i1)
+      a0 = Constant <value = int64[1] {0}> ()
+      u0 = Unsqueeze (d0, a0)
+      u1 = Unsqueeze (d1, a0)
+      tail = Constant <value = int64[2] {12, 64}> ()
+      c = Concat <axis = 0> (u0, u1, tail)
+      y = Reshape (x, c)
+    })");
+  ASSERT_TRUE(m);
+  EXPECT_GT(InferShapes(*m), 0u);
+  EXPECT_EQ(ShapeOf(*m, "y"), "[batch,seq,12,64]");
+  auto data = m->graph().FindValue("c")->shape_data();
+  ASSERT_TRUE(data);
+  EXPECT_EQ(data->elems.size(), 4u);
+  EXPECT_EQ(data->elems[1]->ToString(), "seq");
+}
+
+TEST(ShapeInference, ArithmeticOnShapesGivesExpressions) {
+  auto m = ParseModel(R"(<ir_version: 8, opset_import: ["" : 17]>
+    g (float[batch,seq,768] x, float[batch,seq,768] z) => (float[?,?] y, float[?,?,?] w, float[?,?,?] e)
+      <int64 i0 = {0}, int64 i1 = {1}, int64[1] zero = {0}, int64[1] two = {2}, int64[1] one = {1}> {
+      s = Shape (x)
+      d0 = Gather <axis = 0> (s, i0)
+      d1 = Gather <axis = 0> (s, i1)
+      bs = Mul (d0, d1)
+      a0 = Constant <value = int64[1] {0}> ()
+      u = Unsqueeze (bs, a0)
+      last = Constant <value = int64[1] {-1}> ()
+      c = Concat <axis = 0> (u, last)
+      y = Reshape (x, c)
+      w = Concat <axis = 1> (x, z)
+      back = Slice (s, zero, two)
+      eshape = Concat <axis = 0> (back, one)
+      e = Expand (x, eshape)
+    })");
+  ASSERT_TRUE(m);
+  InferShapes(*m);
+  EXPECT_EQ(ShapeOf(*m, "y"), "[batch*seq,768]");
+  EXPECT_EQ(ShapeOf(*m, "w"), "[batch,2*seq,768]");
+  EXPECT_EQ(ShapeOf(*m, "e"), "[batch,seq,768]");
+}
+
+TEST(ShapeInference, MinusOneAndZeroInAReshapeTarget) {
+  auto m = ParseModel(R"(<ir_version: 8, opset_import: ["" : 17]>
+    g (float[b,s,12,64] x) => (float[?,?,?] y) {
+      t = Constant <value = int64[3] {0, 0, -1}> ()
+      y = Reshape (x, t)
+    })");
+  ASSERT_TRUE(m);
+  InferShapes(*m);
+  EXPECT_EQ(ShapeOf(*m, "y"), "[b,s,768]");
+}
+
+TEST(ShapeInference, ShapeChainsInsideIfBranchesAreInferred) {
+  auto m = ParseModel(R"(<ir_version: 8, opset_import: ["" : 17]>
+    g (bool c, float[batch,16] x) => (float[?,?] y) {
+      y = If (c) <then_branch = t () => (float[?,?] ty) {
+        s = Shape (x)
+        i = Constant <value = int64[1] {0}> ()
+        d = Gather <axis = 0> (s, i)
+        k = Constant <value = int64[1] {4}> ()
+        m4 = Constant <value = int64[1] {-1}> ()
+        shape = Concat <axis = 0> (d, k, m4)
+        r = Reshape (x, shape)
+        ty = ReduceSum <keepdims = 0, axes = [2]> (r)
+      }, else_branch = e () => (float[?,?] ey) {
+        ey = Identity (x)
+      }>
+    })");
+  ASSERT_TRUE(m);
+  InferShapes(*m);
+  const Node* holder = m->graph().nodes().front().get();
+  const Graph* then_branch = holder->subgraphs()[0];
+  const Value* r = then_branch->FindValue("r");
+  ASSERT_TRUE(r && r->type().shape);
+  EXPECT_EQ(r->type().shape->ToString(), "[batch,4,4]");
+}
+
+TEST(ShapeInference, OnlyWhatChangedIsInferredAgain) {
+  auto m = ParseModel(R"(<ir_version: 8, opset_import: ["" : 17]>
+    g (float[N,3] x) => (float[?,?] y) {
+      a = Relu (x)
+      t = Transpose <perm = [1, 0]> (a)
+      b = Sigmoid (t)
+      y = Neg (b)
+    })");
+  ASSERT_TRUE(m);
+  size_t inferred = 0;
+  InferShapes(*m, &inferred);
+  EXPECT_EQ(inferred, 4u);
+  EXPECT_EQ(ShapeOf(*m, "y"), "[3,N]");
+  InferShapes(*m, &inferred);
+  EXPECT_EQ(inferred, 0u);
+  // Changing the Transpose re-infers it; its output's type does not change, so no reader is.
+  Node* t = m->graph().FindValue("t")->producer();
+  t->SetAttribute(Attribute::Ints("perm", {1, 0}));
+  InferShapes(*m, &inferred);
+  EXPECT_EQ(inferred, 1u);
+  // A node whose output type was forgotten is inferred again, and readers of what changes too.
+  Value* a = m->graph().FindValue("a");
+  a->SetType(Type{});
+  a->producer()->MarkShapeDirty();
+  InferShapes(*m, &inferred);
+  EXPECT_EQ(inferred, 2u);  // Relu, and the Transpose reading a's new type; b and y read nothing new
+  EXPECT_EQ(ShapeOf(*m, "a"), "[N,3]");
+}
+
+TEST(ShapeInference, ARollbackMakesEverythingInferAgain) {
+  auto m = ParseModel(R"(<ir_version: 8, opset_import: ["" : 17]>
+    g (float[2,3] x) => (float[?,?] y) {
+      a = Relu (x)
+      y = Neg (a)
+    })");
+  ASSERT_TRUE(m);
+  m->journal().Begin();
+  InferShapes(*m);
+  EXPECT_EQ(ShapeOf(*m, "a"), "[2,3]");
+  m->journal().Rollback();
+  EXPECT_EQ(ShapeOf(*m, "a"), "(no shape)");
+  size_t inferred = 0;
+  InferShapes(*m, &inferred);
+  EXPECT_EQ(inferred, 2u);
+  EXPECT_EQ(ShapeOf(*m, "a"), "[2,3]");
+}
+
+TEST(ShapeInference, HostileConvolutionAttributesAreRefusedNotCrashedOn) {
+  // libonnx 1.12's Conv inference indexes pads and strides by the input's spatial axes without checking.
+  for (const char* attrs : {"kernel_shape = [3], pads = [1, 1, 1, 1]", "pads = [1]", "strides = [0, 1]",
+                            "dilations = [1, 1, 1]", "kernel_shape = [3, 3], group = 0"}) {
+    auto m = ParseModel(std::string(R"(<ir_version: 8, opset_import: ["" : 17]>
+      g (float[1,3,8,8] x, float[4,3,3,3] w) => (float[?,?,?,?] y) {
+        y = Conv <)") + attrs + R"(> (x, w)
+      })");
+    ASSERT_TRUE(m) << attrs;
+    InferShapes(*m);  // must not crash; the node's output stays as it was
+    EXPECT_EQ(ShapeOf(*m, "y"), "[?,?,?,?]") << attrs;
+    try {
+      CheckModelForInference(*m);
+      ADD_FAILURE() << "no error for " << attrs;
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), ExitCode::kInvalidModel);
+      EXPECT_NE(std::string(e.what()).find("node '' (Conv)"), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(ShapeInference, SchemaViolationsAreNamed) {
+  auto m = ParseModel(R"(<ir_version: 8, opset_import: ["" : 17]>
+    g (float[2,3] x) => (float[?,?] y) {
+      y = Transpose <perm = [1, 0], colour = 3> (x)
+    })");
+  ASSERT_TRUE(m);
+  try {
+    CheckModelForInference(*m);
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("colour"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace kiln::testing
