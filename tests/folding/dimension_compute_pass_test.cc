@@ -37,7 +37,9 @@ TEST(DimensionComputePassTest, StaticShapeChainFoldsToAConstantShape) {
   ASSERT_TRUE(reshape->input(1)->initializer());
   auto shape = reshape->input(1)->initializer()->values<int64_t>();
   EXPECT_EQ(std::vector<int64_t>(shape.begin(), shape.end()), (std::vector<int64_t>{2, -1}));
-  EXPECT_EQ(Counter(run, "DimensionComputePass", "nodes_folded"), 1);
+  // Shape, Gather and Unsqueeze are computed from the inferred shape data; the Concat holding the literal -1 is
+  // left to constant folding.
+  EXPECT_EQ(Counter(run, "DimensionComputePass", "nodes_folded"), 3);
   // After (ONNX text; the printer of libonnx 1.12 leaves initializers out):
   EXPECT_EQ(PrintGraph(*m), "g (float[2,3,4] x) => (float[2,12] y) {\ny = Reshape(x, c_folded)\n}\n");
 }
