@@ -10,6 +10,10 @@
 #include "ir/buffer.h"
 #include "ir/tensor.h"
 
+namespace onnx {
+class TensorProto;
+}
+
 namespace kiln {
 
 class ExternalDataReader {
@@ -21,9 +25,21 @@ class ExternalDataReader {
   // The bytes of a tensor stored externally, `expected` bytes long when known (0 when the element size is not).
   std::shared_ptr<const Buffer> Read(const ExternalDataInfo& info, uint64_t expected, const std::string& where);
 
+  // Raw bytes the loader kept out of the parsed protobuf for the tensor at `proto` (see weight_split.h): lent
+  // before import, taken once by the import of that tensor.
+  void Lend(const onnx::TensorProto* proto, std::shared_ptr<const Buffer> bytes) { lent_[proto] = std::move(bytes); }
+  std::shared_ptr<const Buffer> TakeLent(const onnx::TensorProto* proto) {
+    auto it = lent_.find(proto);
+    if (it == lent_.end()) return nullptr;
+    auto bytes = std::move(it->second);
+    lent_.erase(it);
+    return bytes;
+  }
+
  private:
   std::string model_name_, base_dir_;
   std::map<std::string, std::shared_ptr<const Buffer>> files_;
+  std::map<const onnx::TensorProto*, std::shared_ptr<const Buffer>> lent_;
 };
 
 }  // namespace kiln

@@ -3,9 +3,16 @@
 #include <filesystem>
 #include <limits>
 #include <memory>
+#include <optional>
+#include <ostream>
+#include <span>
+#include <unordered_map>
+#include <vector>
 #include <unordered_set>
 
 #include <nlohmann/json.hpp>
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl.h>
 #include <onnx/onnx_pb.h>
 
 #include "ir/model.h"
@@ -175,6 +182,56 @@ onnx::ModelProto Export(const Model& m, const ExternalSink* sink) {
   return p;
 }
 
+// Serializes `proto` to `os` with the raw bytes in `streamed` (keyed by the tensor proto that lacks them) written
+// straight from the tensors' buffers, so that writing never holds a second copy of the weights. Protobuf reads
+// fields in any order: the model's other fields come first, then the graph, whose initializers come last.
+// Tensors of subgraphs get their bytes in the proto instead (they are small and nested deeper).
+void WriteStreamed(onnx::ModelProto& proto, std::unordered_map<const onnx::TensorProto*, std::span<const std::byte>>& streamed,
+                   std::ostream& os, const std::string& path) {
+  using google::protobuf::io::CodedOutputStream;
+  std::unique_ptr<onnx::GraphProto> graph(proto.release_graph());
+  google::protobuf::RepeatedPtrField<onnx::TensorProto> inits;
+  inits.Swap(graph->mutable_initializer());
+  std::vector<std::optional<std::span<const std::byte>>> raw(static_cast<size_t>(inits.size()));
+  for (int i = 0; i < inits.size(); ++i)
+    if (auto it = streamed.find(&inits.Get(i)); it != streamed.end()) {
+      raw[static_cast<size_t>(i)] = it->second;
+      streamed.erase(it);
+    }
+  for (auto& [p, bytes] : streamed)
+    const_cast<onnx::TensorProto*>(p)->set_raw_data(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  constexpr uint32_t kGraphTag = (7 << 3) | 2, kInitializerTag = (5 << 3) | 2, kRawDataTag = (9 << 3) | 2;
+  auto field = [](uint64_t body) { return 1 + CodedOutputStream::VarintSize64(body) + body; };
+  std::vector<uint64_t> bodies(raw.size());
+  uint64_t graph_bytes = graph->ByteSizeLong();
+  for (size_t i = 0; i < raw.size(); ++i) {
+    bodies[i] = inits.Get(static_cast<int>(i)).ByteSizeLong() + (raw[i] ? field(raw[i]->size()) : 0);
+    graph_bytes += field(bodies[i]);
+  }
+  if (proto.ByteSizeLong() + field(graph_bytes) > static_cast<uint64_t>(std::numeric_limits<int32_t>::max()))
+    throw ModelError(path + ": the model would be over 2 GB, past protobuf's limit; pass --external-data-threshold "
+                            "(for example 1024) to keep large tensors in an external-data file");
+  google::protobuf::io::OstreamOutputStream zero_copy(&os);
+  {
+    CodedOutputStream co(&zero_copy);
+    proto.SerializeWithCachedSizes(&co);
+    co.WriteTag(kGraphTag);
+    co.WriteVarint64(graph_bytes);
+    graph->SerializeWithCachedSizes(&co);
+    for (size_t i = 0; i < raw.size(); ++i) {
+      co.WriteTag(kInitializerTag);
+      co.WriteVarint64(bodies[i]);
+      inits.Get(static_cast<int>(i)).SerializeWithCachedSizes(&co);
+      if (!raw[i]) continue;
+      co.WriteTag(kRawDataTag);
+      co.WriteVarint64(raw[i]->size());
+      co.WriteRaw(raw[i]->data(), static_cast<int>(raw[i]->size()));
+    }
+    if (co.HadError()) throw UsageError(path + ": writing failed");
+  }
+  if (!os) throw UsageError(path + ": writing failed");
+}
+
 }  // namespace
 
 onnx::ModelProto ExportModelProto(const Model& model) { return Export(model, nullptr); }
@@ -207,12 +264,16 @@ void WriteModel(const Model& model, const std::string& path, const ExportOptions
     offset += bytes.size();
     return true;
   };
-  onnx::ModelProto proto = Export(model, &sink);
-  if (proto.ByteSizeLong() > static_cast<size_t>(std::numeric_limits<int32_t>::max()))
-    throw ModelError(path + ": the model would be over 2 GB, past protobuf's limit; pass --external-data-threshold "
-                            "(for example 1024) to keep large tensors in an external-data file");
+  std::unordered_map<const onnx::TensorProto*, std::span<const std::byte>> streamed;
+  ExternalSink stream_or_external = [&](const Tensor& t, onnx::TensorProto* p) {
+    if (sink(t, p)) return true;
+    if (t.storage() == Tensor::Storage::kTyped && ElementSize(t.type()) != 0) return false;
+    streamed[p] = t.bytes();  // raw bytes: written straight from the tensor's buffer below, never copied
+    return true;
+  };
+  onnx::ModelProto proto = Export(model, &stream_or_external);
   AtomicFile out(path);
-  if (!proto.SerializeToOstream(&out.stream())) throw UsageError(path + ": serialization failed");
+  WriteStreamed(proto, streamed, out.stream(), path);
   if (data) data->Commit();
   out.Commit();
 }

@@ -20,6 +20,7 @@
 #include "onnx/annotations_key.h"
 #include "onnx/external_data.h"
 #include "onnx/proto_convert.h"
+#include "onnx/weight_split.h"
 #include "support/error.h"
 
 namespace kiln {
@@ -291,35 +292,21 @@ void ImportAnnotations(Model& m) {
   m.metadata_props.erase(it);
 }
 
-std::string ReadWholeFile(const std::string& path) {
+void CheckModelPath(const std::string& path) {
   namespace fs = std::filesystem;
   std::error_code ec;
   auto st = fs::status(path, ec);
   if (ec || !fs::exists(st)) throw ModelError(path + ": no such file");
   if (fs::is_directory(st)) throw ModelError(path + ": is a directory, not a model file");
   if (!fs::is_regular_file(st)) throw ModelError(path + ": not a regular file");
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw ModelError(path + ": cannot open: " + std::strerror(errno));
-  struct stat sb {};
-  ::fstat(fd, &sb);
-  std::string bytes(static_cast<size_t>(sb.st_size), '\0');
-  size_t done = 0;
-  while (done < bytes.size()) {
-    ssize_t r = ::read(fd, bytes.data() + done, bytes.size() - done);
-    if (r <= 0) {
-      int err = errno;
-      ::close(fd);
-      throw ModelError(path + ": read failed: " + (r == 0 ? std::string("unexpected end of file") : std::strerror(err)));
-    }
-    done += static_cast<size_t>(r);
-  }
-  ::close(fd);
-  return bytes;
 }
 
 }  // namespace
 
-std::unique_ptr<Model> ImportModel(onnx::ModelProto&& proto, const std::string& name, const std::string& base_dir) {
+namespace {
+
+std::unique_ptr<Model> Import(onnx::ModelProto&& proto, const std::string& name, const std::string& base_dir,
+                              std::vector<std::shared_ptr<const Buffer>>* weights) {
   if (!proto.has_graph())
     throw ModelError(name + ": not an ONNX model (no graph); is this the right file?");
   if (proto.ir_version() <= 0)
@@ -337,6 +324,13 @@ std::unique_ptr<Model> ImportModel(onnx::ModelProto&& proto, const std::string& 
   for (const auto& t : proto.training_info()) model->training_info.push_back(t.SerializeAsString());
 
   ExternalDataReader ext(name, base_dir);
+  if (weights != nullptr) {
+    if (static_cast<size_t>(proto.graph().initializer_size()) != weights->size())
+      throw InternalError(name + ": the weight split found " + std::to_string(weights->size()) +
+                          " initializers, protobuf " + std::to_string(proto.graph().initializer_size()));
+    for (int i = 0; i < proto.graph().initializer_size(); ++i)
+      if ((*weights)[static_cast<size_t>(i)]) ext.Lend(&proto.graph().initializer(i), std::move((*weights)[static_cast<size_t>(i)]));
+  }
   Importer imp(*model, name, &ext);
   imp.Declare(*proto.mutable_graph(), model->graph());
   for (auto& fp : *proto.mutable_functions()) imp.DeclareFunction(fp, *ImportFunctionHeader(*model, fp, name));
@@ -349,23 +343,37 @@ std::unique_ptr<Model> ImportModel(onnx::ModelProto&& proto, const std::string& 
   return model;
 }
 
-std::unique_ptr<Model> LoadModelFromBytes(std::string_view bytes, const std::string& name, const std::string& base_dir) {
+onnx::ModelProto ParseModelBytes(std::string_view bytes, const std::string& name) {
   if (bytes.empty()) throw ModelError(name + ": the file is empty");
+  if (bytes.size() > static_cast<size_t>(std::numeric_limits<int>::max()))
+    throw ModelError(name + ": over 2 GB; large models must keep their weights in external data");
   onnx::ModelProto proto;
   google::protobuf::io::CodedInputStream in(reinterpret_cast<const uint8_t*>(bytes.data()), static_cast<int>(bytes.size()));
   in.SetTotalBytesLimit(std::numeric_limits<int>::max());
-  if (bytes.size() > static_cast<size_t>(std::numeric_limits<int>::max()))
-    throw ModelError(name + ": over 2 GB; large models must keep their weights in external data");
   if (!proto.ParseFromCodedStream(&in) || !in.ConsumedEntireMessage())
     throw ModelError(name + ": not a valid ONNX protobuf (truncated or corrupt)");
-  return ImportModel(std::move(proto), name, base_dir);
+  return proto;
+}
+
+}  // namespace
+
+std::unique_ptr<Model> ImportModel(onnx::ModelProto&& proto, const std::string& name, const std::string& base_dir) {
+  return Import(std::move(proto), name, base_dir, nullptr);
+}
+
+std::unique_ptr<Model> LoadModelFromBytes(std::string_view bytes, const std::string& name, const std::string& base_dir) {
+  return ImportModel(ParseModelBytes(bytes, name), name, base_dir);
 }
 
 std::unique_ptr<Model> LoadModel(const std::string& path) {
-  std::string bytes = ReadWholeFile(path);
+  CheckModelPath(path);
   std::string dir = std::filesystem::path(path).parent_path().string();
   if (dir.empty()) dir = ".";
-  return LoadModelFromBytes(bytes, path, dir);
+  std::shared_ptr<const Buffer> file = Buffer::MapFile(path);
+  if (std::optional<WeightSplit> split = SplitWeights(file))
+    return Import(ParseModelBytes(split->skeleton, path), path, dir, &split->raw);
+  auto bytes = file->bytes();
+  return ImportModel(ParseModelBytes({reinterpret_cast<const char*>(bytes.data()), bytes.size()}, path), path, dir);
 }
 
 }  // namespace kiln

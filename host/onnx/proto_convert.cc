@@ -109,6 +109,7 @@ Tensor TensorFromProto(TensorProto&& p, ExternalDataReader* ext, const std::stri
     std::shared_ptr<const Buffer> data;
     Tensor::Storage storage = Tensor::Storage::kRaw;
     std::optional<ExternalDataInfo> info;
+    std::shared_ptr<const Buffer> lent = ext != nullptr ? ext->TakeLent(&p) : nullptr;
     if (p.data_location() == TensorProto::EXTERNAL) {
       info.emplace();
       for (const auto& e : p.external_data()) {
@@ -118,6 +119,8 @@ Tensor TensorFromProto(TensorProto&& p, ExternalDataReader* ext, const std::stri
       if (ext == nullptr) throw ModelError(where + ": external data is not allowed here");
       data = ext->Read(*info, elem ? *expected : 0, where);
       storage = Tensor::Storage::kExternal;
+    } else if (lent) {
+      data = std::move(lent);  // raw_data borrowed from the model file (weight_split.h)
     } else if (p.has_raw_data() || !HasTypedData(p)) {
       std::string raw;
       p.mutable_raw_data()->swap(raw);

@@ -1,0 +1,187 @@
+#include "onnx/weight_split.h"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstring>
+#include <limits>
+
+#include <google/protobuf/io/coded_stream.h>
+
+#include "ir/data_type.h"
+
+namespace kiln {
+namespace {
+
+using google::protobuf::io::CodedInputStream;
+
+// ONNX field numbers and wire types walked here (onnx.proto3: ModelProto.graph = 7, GraphProto.initializer = 5,
+// TensorProto.data_type = 2, TensorProto.raw_data = 9).
+constexpr uint32_t kModelGraph = 7, kGraphInitializer = 5, kTensorDataType = 2, kTensorRawData = 9;
+constexpr uint32_t kVarint = 0, kFixed64 = 1, kLengthDelimited = 2, kFixed32 = 5;
+
+void AppendVarint(std::string& out, uint64_t v) {
+  while (v >= 0x80) {
+    out.push_back(static_cast<char>((v & 0x7f) | 0x80));
+    v >>= 7;
+  }
+  out.push_back(static_cast<char>(v));
+}
+
+void AppendLengthDelimited(std::string& out, uint32_t field, const std::string& body) {
+  AppendVarint(out, (field << 3) | kLengthDelimited);
+  AppendVarint(out, body.size());
+  out += body;
+}
+
+// Skips the value of a field whose tag was just read; false on groups (deprecated, never in ONNX) or truncation.
+bool SkipValue(CodedInputStream& in, uint32_t tag) {
+  switch (tag & 7) {
+    case kVarint: {
+      uint64_t v;
+      return in.ReadVarint64(&v);
+    }
+    case kFixed64: return in.Skip(8);
+    case kFixed32: return in.Skip(4);
+    case kLengthDelimited: {
+      uint32_t n;
+      return in.ReadVarint32(&n) && in.Skip(static_cast<int>(n));
+    }
+    default: return false;
+  }
+}
+
+class Splitter {
+ public:
+  explicit Splitter(const std::shared_ptr<const Buffer>& file)
+      : file_(file), base_(reinterpret_cast<const uint8_t*>(file->data())),
+        in_(base_, static_cast<int>(file->size())) {
+    in_.SetTotalBytesLimit(std::numeric_limits<int>::max());
+  }
+
+  std::optional<WeightSplit> Run() {
+    WeightSplit out;
+    if (!Walk(file_->size(), out.skeleton, [&](uint32_t field, uint32_t len) {
+          if (field != kModelGraph) return std::optional<bool>();
+          std::string graph;
+          if (!Graph(len, graph, out.raw)) return std::optional<bool>(false);
+          AppendLengthDelimited(out.skeleton, kModelGraph, graph);
+          return std::optional<bool>(true);
+        }))
+      return std::nullopt;
+    if (!any_raw_) return std::nullopt;
+    return out;
+  }
+
+ private:
+  // Walks `len` bytes of fields, copying each verbatim to `out` unless `nested` (called for length-delimited
+  // fields with the field number and length, before the body is read) takes it: nullopt = not mine, copy it;
+  // true = consumed; false = malformed.
+  template <typename Nested>
+  bool Walk(size_t len, std::string& out, Nested nested) {
+    const int end = in_.CurrentPosition() + static_cast<int>(len);
+    while (in_.CurrentPosition() < end) {
+      const int start = in_.CurrentPosition();
+      uint32_t tag = in_.ReadTag();
+      if (tag == 0) return false;
+      if ((tag & 7) == kLengthDelimited) {
+        uint32_t n;
+        if (!in_.ReadVarint32(&n) || n > static_cast<uint32_t>(end - in_.CurrentPosition())) return false;
+        auto limit = in_.PushLimit(static_cast<int>(n));
+        std::optional<bool> taken = nested(tag >> 3, n);
+        if (taken && !*taken) return false;
+        if (!taken && !in_.Skip(static_cast<int>(n))) return false;
+        if (in_.BytesUntilLimit() != 0) return false;
+        in_.PopLimit(limit);
+        if (taken) continue;
+      } else if (!SkipValue(in_, tag)) {
+        return false;
+      }
+      if (in_.CurrentPosition() > end) return false;
+      out.append(reinterpret_cast<const char*>(base_ + start), static_cast<size_t>(in_.CurrentPosition() - start));
+    }
+    return in_.CurrentPosition() == end;
+  }
+
+  bool Graph(size_t len, std::string& out, std::vector<std::shared_ptr<const Buffer>>& raw) {
+    return Walk(len, out, [&](uint32_t field, uint32_t n) {
+      if (field != kGraphInitializer) return std::optional<bool>();
+      std::string tensor;
+      std::shared_ptr<const Buffer> bytes;
+      if (!Tensor(n, tensor, bytes)) return std::optional<bool>(false);
+      AppendLengthDelimited(out, kGraphInitializer, tensor);
+      raw.push_back(std::move(bytes));
+      return std::optional<bool>(true);
+    });
+  }
+
+  bool Tensor(size_t len, std::string& out, std::shared_ptr<const Buffer>& bytes) {
+    const int end = in_.CurrentPosition() + static_cast<int>(len);
+    int64_t data_type = 0;
+    size_t raw_offset = 0, raw_size = 0;
+    bool has_raw = false;
+    while (in_.CurrentPosition() < end) {
+      const int start = in_.CurrentPosition();
+      uint32_t tag = in_.ReadTag();
+      if (tag == 0) return false;
+      if (tag == ((kTensorRawData << 3) | kLengthDelimited)) {
+        uint32_t n;
+        if (!in_.ReadVarint32(&n) || n > static_cast<uint32_t>(end - in_.CurrentPosition())) return false;
+        raw_offset = static_cast<size_t>(in_.CurrentPosition());  // the last raw_data wins, as in protobuf
+        raw_size = n;
+        has_raw = true;
+        if (!in_.Skip(static_cast<int>(n))) return false;
+        continue;
+      }
+      if (tag == ((kTensorDataType << 3) | kVarint)) {
+        uint64_t v;
+        if (!in_.ReadVarint64(&v)) return false;
+        data_type = static_cast<int64_t>(v);
+      } else if (!SkipValue(in_, tag)) {
+        return false;
+      }
+      if (in_.CurrentPosition() > end) return false;
+      out.append(reinterpret_cast<const char*>(base_ + start), static_cast<size_t>(in_.CurrentPosition() - start));
+    }
+    if (in_.CurrentPosition() != end) return false;
+    if (has_raw) {
+      bytes = Lend(raw_offset, raw_size, data_type);
+      any_raw_ = true;
+    }
+    return true;
+  }
+
+  // A window onto the mapping when the bytes are aligned for their element type, else a copy (and the pages
+  // only it covered are given back).
+  std::shared_ptr<const Buffer> Lend(size_t offset, size_t size, int64_t data_type) {
+    size_t align = 8;
+    if (data_type > 0 && data_type <= std::numeric_limits<int32_t>::max()) {
+      size_t elem = ElementSize(static_cast<DataType>(data_type));
+      if (elem != 0) align = elem < 8 ? elem : 8;
+    }
+    if (size == 0 || offset % align == 0) return Buffer::Slice(file_, offset, size);
+    auto copy = Buffer::Copy(file_->bytes().subspan(offset, size));
+    if (file_->is_mapped()) {
+      static const uintptr_t page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
+      uintptr_t first = (reinterpret_cast<uintptr_t>(base_ + offset) + page - 1) / page * page;
+      uintptr_t last = reinterpret_cast<uintptr_t>(base_ + offset + size) / page * page;
+      if (last > first) ::madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);
+    }
+    return copy;
+  }
+
+  std::shared_ptr<const Buffer> file_;
+  const uint8_t* base_;
+  CodedInputStream in_;
+  bool any_raw_ = false;
+};
+
+}  // namespace
+
+std::optional<WeightSplit> SplitWeights(const std::shared_ptr<const Buffer>& file) {
+  if (file->size() == 0 || file->size() > static_cast<size_t>(std::numeric_limits<int>::max())) return std::nullopt;
+  return Splitter(file).Run();
+}
+
+}  // namespace kiln

@@ -1,0 +1,29 @@
+// Loading a model without copying its weights. The top-level initializers' raw_data fields are found by walking
+// the protobuf wire format of the memory-mapped file; protobuf parses only the rest (the "skeleton": nodes,
+// attributes, types, small tensors), and each weight becomes a window onto the mapping. A weight whose offset in
+// the file is not aligned for its element type is copied once instead (kernels may assume aligned data), and the
+// mapped pages it fully covers are released so that they do not count twice in the resident set.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ir/buffer.h"
+
+namespace kiln {
+
+struct WeightSplit {
+  // The model's bytes without the top-level initializers' raw_data fields (every other byte as in the file).
+  std::string skeleton;
+  // For each top-level initializer, in file order: its raw bytes, or null when it had no raw_data field.
+  std::vector<std::shared_ptr<const Buffer>> raw;
+};
+
+// Splits a mapped model file. Returns nullopt when the bytes are not a well-formed ModelProto at the wire level
+// (the caller then parses the whole file and reports protobuf's error) or hold no raw weights worth splitting.
+std::optional<WeightSplit> SplitWeights(const std::shared_ptr<const Buffer>& file);
+
+}  // namespace kiln

@@ -1,0 +1,240 @@
+// Weights are read without copying and written without a second copy (host/onnx/weight_split.h, WriteModel):
+// aligned raw tensors become windows onto the mapped file, unaligned ones are copied, every value survives a
+// write and a read bit for bit, subgraph and typed tensors are untouched, and a damaged file still gets
+// protobuf's clear error rather than a partial model.
+#include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <numeric>
+
+#include "ir/buffer.h"
+#include "ir/model.h"
+#include "onnx/onnx_export.h"
+#include "onnx/onnx_import.h"
+#include "onnx/weight_split.h"
+#include "support/error.h"
+
+namespace kiln {
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path Temp(const std::string& name) {
+  return fs::temp_directory_path() / ("kiln_weight_io_" + std::to_string(::getpid()) + "_" + name);
+}
+
+void AddRaw(onnx::GraphProto* g, const std::string& name, int n, float first) {
+  auto* t = g->add_initializer();
+  t->set_name(name);
+  t->set_data_type(onnx::TensorProto::FLOAT);
+  t->add_dims(n);
+  std::vector<float> v(static_cast<size_t>(n));
+  std::iota(v.begin(), v.end(), first);
+  t->set_raw_data(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(float));
+}
+
+constexpr int kRawWeights = 12;
+
+// A Sum over several float weights whose raw bytes land at different offsets in the file (names of different
+// lengths shift them), one typed (float_data) weight, and an If whose branch holds its own raw initializer.
+onnx::ModelProto WeightsModel() {
+  onnx::ModelProto m;
+  m.set_ir_version(8);
+  m.add_opset_import()->set_version(17);
+  auto* g = m.mutable_graph();
+  g->set_name("weights");
+  auto* sum = g->add_node();
+  sum->set_op_type("Sum");
+  for (int i = 0; i < kRawWeights; ++i) {
+    std::string name = "w" + std::string(static_cast<size_t>(i), 'x');
+    AddRaw(g, name, 64 + i, static_cast<float>(i * 100));
+    sum->add_input(name);
+  }
+  auto* typed = g->add_initializer();
+  typed->set_name("typed");
+  typed->set_data_type(onnx::TensorProto::FLOAT);
+  typed->add_dims(64);
+  for (int i = 0; i < 64; ++i) typed->add_float_data(static_cast<float>(-i));
+  sum->add_input("typed");
+  sum->add_output("s");
+  auto* out = g->add_output();
+  out->set_name("s");
+  out->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
+  return m;
+}
+
+void Write(const fs::path& p, const std::string& bytes) { std::ofstream(p, std::ios::binary) << bytes; }
+
+TEST(WeightSplit, SkeletonLeavesOutOnlyTopLevelRawData) {
+  onnx::ModelProto m = WeightsModel();
+  fs::path p = Temp("split.onnx");
+  Write(p, m.SerializeAsString());
+  auto split = SplitWeights(Buffer::MapFile(p.string()));
+  ASSERT_TRUE(split.has_value());
+  ASSERT_EQ(split->raw.size(), kRawWeights + 1u);
+  for (size_t i = 0; i < kRawWeights; ++i) {
+    ASSERT_TRUE(split->raw[i]) << i;
+    EXPECT_EQ(split->raw[i]->size(), (64 + i) * sizeof(float));
+    EXPECT_EQ(std::memcmp(split->raw[i]->data(), m.graph().initializer(static_cast<int>(i)).raw_data().data(),
+                          split->raw[i]->size()), 0);
+  }
+  EXPECT_FALSE(split->raw[kRawWeights]) << "the typed tensor has no raw_data";
+  onnx::ModelProto skeleton;
+  ASSERT_TRUE(skeleton.ParseFromString(split->skeleton));
+  for (int i = 0; i < kRawWeights; ++i) EXPECT_FALSE(skeleton.graph().initializer(i).has_raw_data());
+  EXPECT_EQ(skeleton.graph().initializer(kRawWeights).float_data_size(), 64);
+  EXPECT_EQ(skeleton.graph().node(0).input_size(), kRawWeights + 1);
+  fs::remove(p);
+}
+
+TEST(WeightSplit, AlignedWeightsAreBorrowedUnalignedAreCopied) {
+  fs::path p = Temp("borrow.onnx");
+  Write(p, WeightsModel().SerializeAsString());
+  auto split = SplitWeights(Buffer::MapFile(p.string()));
+  ASSERT_TRUE(split.has_value());
+  auto file = Buffer::MapFile(p.string());
+  int mapped = 0, copied = 0;
+  for (size_t i = 0; i < kRawWeights; ++i) {
+    const auto& b = split->raw[i];
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(b->data()) % alignof(float), 0u) << "weight " << i << " is misaligned";
+    (b->is_mapped() ? mapped : copied)++;
+  }
+  // Names of lengths 1..12 put the raw bytes at every offset mod 4: some are aligned, some are not.
+  EXPECT_GT(mapped, 0);
+  EXPECT_GT(copied, 0);
+  fs::remove(p);
+}
+
+TEST(WeightSplit, LoadedValuesMatchAndSurviveAStreamedWrite) {
+  onnx::ModelProto m = WeightsModel();
+  fs::path in = Temp("in.onnx"), out = Temp("out.onnx");
+  Write(in, m.SerializeAsString());
+  auto model = LoadModel(in.string());
+  WriteModel(*model, out.string());
+  onnx::ModelProto back;
+  std::ifstream f(out, std::ios::binary);
+  ASSERT_TRUE(back.ParseFromIstream(&f));
+  ASSERT_EQ(back.graph().initializer_size(), kRawWeights + 1);
+  for (int i = 0; i <= kRawWeights; ++i) {
+    const auto& a = m.graph().initializer(i);
+    const auto* b = &back.graph().initializer(i);
+    EXPECT_EQ(a.name(), b->name());
+    EXPECT_EQ(a.raw_data(), b->raw_data()) << a.name();
+    EXPECT_EQ(a.float_data_size(), b->float_data_size()) << a.name();
+  }
+  EXPECT_EQ(back.graph().node_size(), 1);
+  fs::remove(in);
+  fs::remove(out);
+}
+
+TEST(WeightSplit, RawDataInSubgraphsIsWrittenInline) {
+  onnx::ModelProto m = WeightsModel();
+  auto* g = m.mutable_graph();
+  auto* cond = g->add_initializer();
+  cond->set_name("cond");
+  cond->set_data_type(onnx::TensorProto::BOOL);
+  cond->set_raw_data(std::string(1, '\1'));
+  auto* iff = g->add_node();
+  iff->set_op_type("If");
+  iff->add_input("cond");
+  iff->add_output("y");
+  for (const char* branch : {"then_branch", "else_branch"}) {
+    auto* a = iff->add_attribute();
+    a->set_name(branch);
+    a->set_type(onnx::AttributeProto::GRAPH);
+    auto* b = a->mutable_g();
+    b->set_name(branch);
+    AddRaw(b, std::string(branch) + "_w", 65, 1.0f);
+    auto* id = b->add_node();
+    id->set_op_type("Identity");
+    id->add_input(std::string(branch) + "_w");
+    id->add_output(std::string(branch) + "_y");
+    auto* o = b->add_output();
+    o->set_name(std::string(branch) + "_y");
+    o->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
+  }
+  auto* y = g->add_output();
+  y->set_name("y");
+  y->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
+  fs::path in = Temp("sub_in.onnx"), out = Temp("sub_out.onnx");
+  Write(in, m.SerializeAsString());
+  WriteModel(*LoadModel(in.string()), out.string());
+  onnx::ModelProto back;
+  std::ifstream f(out, std::ios::binary);
+  ASSERT_TRUE(back.ParseFromIstream(&f));
+  int branches = 0;
+  for (const auto& n : back.graph().node()) {
+    if (n.op_type() != "If") continue;
+    for (const auto& a : n.attribute()) {
+      EXPECT_EQ(a.g().initializer(0).raw_data(), m.graph().node(1).attribute(0).g().initializer(0).raw_data());
+      ++branches;
+    }
+  }
+  EXPECT_EQ(branches, 2);
+  fs::remove(in);
+  fs::remove(out);
+}
+
+// A length-delimited protobuf field, encoded by hand so that a test can put a field in a file twice.
+std::string LengthDelimited(uint32_t field, const std::string& body) {
+  std::string out;
+  uint64_t v = (field << 3) | 2;
+  for (uint64_t n : {v, static_cast<uint64_t>(body.size())}) {
+    while (n >= 0x80) {
+      out.push_back(static_cast<char>((n & 0x7f) | 0x80));
+      n >>= 7;
+    }
+    out.push_back(static_cast<char>(n));
+  }
+  return out + body;
+}
+
+TEST(WeightSplit, TheLastRawDataFieldWinsAsInProtobuf) {
+  onnx::ModelProto m = WeightsModel();
+  // The first initializer with a second raw_data field (zeros) after the first: protobuf keeps the last one.
+  std::string tensor = m.graph().initializer(0).SerializeAsString() +
+                       LengthDelimited(9, std::string(m.graph().initializer(0).raw_data().size(), '\0'));
+  onnx::ModelProto rest = m;
+  rest.mutable_graph()->mutable_initializer()->DeleteSubrange(0, 1);
+  onnx::ModelProto shell = m;
+  shell.clear_graph();
+  std::string file = shell.SerializeAsString() +
+                     LengthDelimited(7, LengthDelimited(5, tensor) + rest.graph().SerializeAsString());
+  onnx::ModelProto reference;
+  ASSERT_TRUE(reference.ParseFromString(file));
+  ASSERT_EQ(reference.graph().initializer(0).raw_data(), std::string(reference.graph().initializer(0).raw_data().size(), '\0'));
+  fs::path p = Temp("twice.onnx");
+  Write(p, file);
+  onnx::ModelProto exported = ExportModelProto(*LoadModel(p.string()));
+  bool found = false;
+  for (const auto& t : exported.graph().initializer())
+    if (t.name() == reference.graph().initializer(0).name()) {
+      found = true;
+      EXPECT_EQ(t.raw_data(), reference.graph().initializer(0).raw_data());
+    }
+  EXPECT_TRUE(found);
+  fs::remove(p);
+}
+
+TEST(WeightSplit, DamagedFilesGetProtobufsError) {
+  std::string bytes = WeightsModel().SerializeAsString();
+  for (size_t cut : {bytes.size() / 3, bytes.size() / 2, bytes.size() - 5}) {
+    fs::path p = Temp("cut.onnx");
+    Write(p, bytes.substr(0, cut));
+    EXPECT_FALSE(SplitWeights(Buffer::MapFile(p.string())).has_value()) << cut;
+    try {
+      LoadModel(p.string());
+      ADD_FAILURE() << "a file cut at " << cut << " of " << bytes.size() << " bytes loaded";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), ExitCode::kInvalidModel);
+      EXPECT_NE(std::string(e.what()).find("not a valid ONNX protobuf"), std::string::npos) << e.what();
+    }
+    fs::remove(p);
+  }
+}
+
+}  // namespace
+}  // namespace kiln
