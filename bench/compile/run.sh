@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Issue 12's scaling benchmark: whole-process `kiln compile` at O0..O3 on generated chains of 1k..1M nodes and on
+# the bench models, beside ONNX Runtime's session creation at `basic` and `all` on the same files in the same run.
+# For each model and level: median wall seconds of RUNS, microseconds per node, InferShapePass's share of the
+# compile (from the report), peak RSS against the model file's bytes (target: <= 1.5 x file + 200 MB).
+#   bench/compile/run.sh [BUILD_DIR] [RUNS] [SIZES] [LEVELS]
+#   defaults: build, 3, "1000 10000 100000 1000000", "O0 O1 O2 O3"; SKIP_ORT=1 leaves the ORT columns out,
+#   MODELS="resnet50 bert" overrides the bench models (empty: chains only).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+build=${1:-build}
+runs=${2:-3}
+sizes=${3:-1000 10000 100000 1000000}
+levels=${4:-O0 O1 O2 O3}
+models=${MODELS-resnet50 mobilenetv2 bert llama ernie}
+ort="$here/../../../shared/tools/ort/ort.js"
+[ -f "$ort" ] || ort=/work/shared/tools/ort/ort.js
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+gen=/usr/bin/python3
+med() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
+
+files=()
+for n in $sizes; do
+  "$gen" "$here/../models/gen_models.py" chain --nodes "$n" --out "$work/chain$n.onnx" >/dev/null
+  files+=("$work/chain$n.onnx")
+done
+for m in $models; do
+  "$gen" "$here/../models/gen_models.py" "$m" --out "$work/$m.onnx" >/dev/null
+  files+=("$work/$m.onnx")
+done
+
+printf '%-16s %9s %7s %5s %9s %8s %7s %9s %9s %9s %7s\n' model nodes MB level kiln_s us/node shape% rss_MB rss_cap ort_all_s ratio
+for f in "${files[@]}"; do
+  name=$(basename "$f" .onnx)
+  bytes=$(stat -c %s "$f")
+  nodes=$("$build/bin/kiln" info "$f" 2>/dev/null | awk '/^nodes/ {print $2; exit}')
+  [ -n "$nodes" ] || nodes=$("$gen" -c "import onnx,sys; print(len(onnx.load(sys.argv[1], load_external_data=False).graph.node))" "$f")
+  ort_all=-; ort_basic=-
+  if [ -z "${SKIP_ORT:-}" ] && [ -f "$ort" ]; then
+    ort_all=$(node "$ort" time "$f" --level all --reps "$runs" 2>/dev/null | sed -n 's/.*create_ms_median=\([0-9.]*\).*/\1/p')
+    ort_basic=$(node "$ort" time "$f" --level basic --reps "$runs" 2>/dev/null | sed -n 's/.*create_ms_median=\([0-9.]*\).*/\1/p')
+    ort_all=$(awk -v m="${ort_all:-0}" 'BEGIN { printf "%.3f", m / 1000 }')
+    ort_basic=$(awk -v m="${ort_basic:-0}" 'BEGIN { printf "%.3f", m / 1000 }')
+  fi
+  for lvl in $levels; do
+    ts=(); rss=(); shares=()
+    for i in $(seq "$runs"); do
+      /usr/bin/time -f '%e %M' -o "$work/time" "$build/bin/kiln" compile "$f" -o "$work/out.onnx" \
+        --oo.level="$lvl" --report "$work/r.json" --log-level=error >/dev/null 2>"$work/err" ||
+        { echo "kiln compile $name $lvl failed:"; cat "$work/err"; exit 1; }
+      read -r t m < "$work/time"
+      ts+=("$t"); rss+=("$m")
+      shares+=("$("$gen" -c "
+import json,sys; r=json.load(open(sys.argv[1]))
+tot=sum(p['seconds'] for s in r['stages'] for p in s['passes'])
+sh=sum(p['seconds'] for s in r['stages'] for p in s['passes'] if p['name']=='InferShapePass')
+print(100*sh/float(sys.argv[2]) if float(sys.argv[2])>0 else 0)" "$work/r.json" "$t")")
+    done
+    mt=$(med "${ts[@]}"); mr=$(med "${rss[@]}"); ms=$(med "${shares[@]}")
+    awk -v n="$name" -v nodes="$nodes" -v b="$bytes" -v l="$lvl" -v t="$mt" -v r="$mr" -v s="$ms" -v o="$ort_all" '
+      BEGIN { cap = 1.5 * b / 1048576 + 200; ratio = (o == "-" || o == 0) ? "-" : sprintf("%.2f", t / o)
+              printf "%-16s %9d %7.1f %5s %9.3f %8.2f %7.1f %9.0f %9.0f %9s %7s\n", n, nodes, b / 1048576, l, t,
+                     1e6 * t / nodes, s, r / 1024, cap, o, ratio }'
+  done
+  [ "$ort_basic" = - ] || printf '%-16s ORT basic session creation %s s\n' "$name" "$ort_basic"
+done
+echo "ratio = kiln whole process / ORT session creation at 'all' (target at O2: <= 0.5); rss_cap = 1.5 x file + 200 MB"
