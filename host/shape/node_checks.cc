@@ -1,12 +1,16 @@
 // Checks before inference: see node_checks.h.
 #include "shape/node_checks.h"
 
+#include <algorithm>
 #include <string_view>
 #include <unordered_set>
+
+#include <onnx/defs/data_type_utils.h>
 
 #include "ir/graph.h"
 #include "ir/model.h"
 #include "ir/node.h"
+#include "onnx/proto_convert.h"
 #include "shape/onnx_node.h"
 #include "support/error.h"
 
@@ -66,6 +70,34 @@ std::optional<std::string> CheckSpatial(const Node& n, const SpatialOp& op) {
   return std::nullopt;
 }
 
+// Each typed input against the type constraint of its formal parameter (the last one when variadic): ONNX's
+// inference functions read a tensor's element type from whatever they are given (a sequence, for one).
+std::optional<std::string> CheckInputTypes(const Node& n, const onnx::OpSchema& schema) {
+  const auto& formals = schema.inputs();
+  if (formals.empty()) return std::nullopt;
+  for (size_t i = 0; i < n.num_inputs(); ++i) {
+    const Value* v = n.input(i);
+    if (v == nullptr || v->type().kind == Type::Kind::kNone) continue;
+    const auto& formal = formals[std::min(i, formals.size() - 1)];
+    if (i >= formals.size() && formal.GetOption() != onnx::OpSchema::Variadic) break;  // Verify reports arity
+    const auto& allowed = formal.GetTypes();
+    if (allowed.empty()) continue;
+    onnx::TypeProto proto;
+    TypeToProto(v->type(), &proto);
+    onnx::DataType actual;
+    try {
+      actual = onnx::Utils::DataTypeUtils::ToType(proto);
+    } catch (const std::exception&) {
+      continue;  // a type ONNX cannot name (an element type left undefined): nothing to compare
+    }
+    if (allowed.count(actual) == 0)
+      return "input " + std::to_string(i) + " ('" + v->name() + "') has type " + *actual + ", which " +
+             n.op_type() + " does not accept for '" + formal.GetName() + "' (type constraint " +
+             formal.GetTypeStr() + ")";
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::optional<std::string> CheckBeforeInference(const Node& n, const onnx::NodeProto& proto,
@@ -78,6 +110,7 @@ std::optional<std::string> CheckBeforeInference(const Node& n, const onnx::NodeP
     if (auto at = what.find("\n\n==> Context:"); at != std::string::npos) what.resize(at);
     return what;
   }
+  if (auto problem = CheckInputTypes(n, schema)) return problem;
   if (n.domain().empty())
     for (const SpatialOp& op : kSpatialOps)
       if (op.op == n.op_type()) return CheckSpatial(n, op);

@@ -1,7 +1,8 @@
 // The checks a node passes before ONNX's inference function for its op may run on it.
 //
 // What: the node against its schema (ONNX's own OpSchema::Verify: input and output counts, required inputs,
-// attribute names and types, required attributes), then what libonnx 1.12's inference functions assume
+// attribute names and types, required attributes), each typed input against its parameter's type constraint
+// (a sequence given to an op that reads a tensor's element type), then what libonnx 1.12's inference functions assume
 // without checking and read out of bounds or divide by when it does not hold: for the convolution and pooling
 // family, that kernel_shape, strides, dilations, pads, output_shape and output_padding have one entry per
 // spatial axis of the input (two for pads), that strides, dilations and kernel sizes are positive and group

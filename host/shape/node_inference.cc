@@ -2,6 +2,7 @@
 #include "shape/node_inference.h"
 
 #include <exception>
+#include <map>
 #include <memory>
 #include <unordered_map>
 
@@ -78,7 +79,9 @@ class IrInferenceContext final : public onnx::InferenceContext {
   size_t getNumInputs() const override { return inputs_.size(); }
   const onnx::TypeProto* getInputType(size_t i) const override { return i < inputs_.size() ? inputs_[i].get() : nullptr; }
   size_t getNumOutputs() const override { return outputs_.size(); }
-  onnx::TypeProto* getOutputType(size_t i) override { return i < outputs_.size() ? &outputs_[i] : nullptr; }
+  // ONNX's inference functions write output types without checking the index (Loop with fewer outputs than
+  // loop-carried values, for one): an index past the node's outputs gets a scratch type that is discarded.
+  onnx::TypeProto* getOutputType(size_t i) override { return i < outputs_.size() ? &outputs_[i] : &scratch_[i]; }
 
   const onnx::TensorProto* getInputData(size_t i) const override {
     if (i >= data_.size()) return nullptr;
@@ -150,6 +153,7 @@ class IrInferenceContext final : public onnx::InferenceContext {
   NodeInferenceEnv& env_;
   std::vector<std::unique_ptr<onnx::TypeProto>> inputs_;
   std::vector<onnx::TypeProto> outputs_;
+  std::map<size_t, onnx::TypeProto> scratch_;
   mutable std::vector<std::unique_ptr<onnx::TensorProto>> data_;
   mutable std::vector<std::unique_ptr<onnx::TensorShapeProto>> symbolic_;
   std::vector<std::unique_ptr<IrGraphInferencer>> inferencers_;

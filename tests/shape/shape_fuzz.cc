@@ -3,6 +3,7 @@
 // never crash, hang or throw (a node it cannot infer keeps its types).
 //
 //   shape_fuzz ITERATIONS [SEED]      (prints the mutations per kind and the nodes inferred; exit 0 when done)
+//   SHAPE_FUZZ_DUMP=FILE writes each mutated model to FILE before inferring it, so a crash leaves its input there.
 //
 // Mutations, several per model: an int attribute set to a random value (0, negative, huge, small), an ints
 // attribute resized or refilled, a float attribute set to 0, NaN or a huge value, an input's type changed in
@@ -19,6 +20,7 @@
 #include <vector>
 
 #include "ir/model.h"
+#include "onnx/onnx_export.h"
 #include "onnx/onnx_import.h"
 #include "shape/shape_inference.h"
 #include "support/testdata.h"
@@ -167,10 +169,12 @@ int main(int argc, char** argv) {
   Mutator mutator(seed);
   std::mt19937_64 pick(seed ^ 0x9e3779b97f4a7c15ull);
   uint64_t inferred_total = 0;
+  const char* dump = std::getenv("SHAPE_FUZZ_DUMP");
   for (uint64_t i = 0; i < iterations; ++i) {
     const std::string& bytes = corpus.bytes[pick() % corpus.bytes.size()];
     auto m = kiln::LoadModelFromBytes(bytes, "fuzz", "");
     mutator.Mutate(*m, corpus);
+    if (dump != nullptr) kiln::WriteModel(*m, dump);  // the model about to be inferred, to replay a crash
     size_t inferred = 0;
     kiln::InferShapes(*m, &inferred);  // must not crash or throw
     inferred_total += inferred;

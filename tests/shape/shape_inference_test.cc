@@ -188,5 +188,46 @@ TEST(ShapeInference, SchemaViolationsAreNamed) {
   }
 }
 
+// Found by shape_fuzz (seed 8): ONNX's LayerNormalization inference reads a tensor element type from a sequence.
+TEST(ShapeInference, AnInputOutsideItsTypeConstraintIsRefusedNotCrashedOn) {
+  auto m = ParseModel(R"(<ir_version: 8, opset_import: ["" : 17]>
+    g (float[N] x, float[M] s) => (float[N] y) {
+      y = LayerNormalization (x, s)
+    })");
+  ASSERT_TRUE(m);
+  for (const char* name : {"x", "s"}) {  // the text parser of libonnx 1.12 has no sequence types
+    Value* v = m->graph().FindValue(name);
+    Type seq;
+    seq.kind = Type::Kind::kSequence;
+    seq.inner = std::make_shared<const Type>(v->type());
+    v->SetType(seq);
+  }
+  InferShapes(*m);  // must not crash
+  try {
+    CheckModelForInference(*m);
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ExitCode::kInvalidModel);
+    EXPECT_NE(std::string(e.what()).find("input 0 ('x') has type seq(tensor(float))"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("type constraint T"), std::string::npos) << e.what();
+  }
+}
+
+// Found by shape_fuzz (seed 7): ONNX's Loop inference writes one output per loop-carried value without checking
+// that the node has that many outputs.
+TEST(ShapeInference, ALoopWithTooFewOutputsIsNotCrashedOn) {
+  auto m = ParseModel(R"(<ir_version: 8, opset_import: ["" : 17]>
+    g (int64 trip, bool cond, float[2] a, float[2] b) => (float[2] y) {
+      y = Loop (trip, cond, a, b) <body = body_graph (int64 i, bool c, float[2] a_in, float[2] b_in) => (bool c_out, float[2] a_out, float[2] b_out) {
+        c_out = Identity (c)
+        a_out = Identity (a_in)
+        b_out = Identity (b_in)
+      }>
+    })");
+  ASSERT_TRUE(m);
+  InferShapes(*m);  // must not crash: the missing output's type goes nowhere
+  EXPECT_EQ(ShapeOf(*m, "y"), "[2]");
+}
+
 }  // namespace
 }  // namespace kiln::testing
