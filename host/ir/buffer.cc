@@ -6,6 +6,9 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
+#include <cstdlib>
+#include <new>
 #include <cstring>
 
 #include "support/error.h"
@@ -36,6 +39,28 @@ class SliceBuffer final : public Buffer {
   size_t offset_, size_;
 };
 
+// Zeroed heap bytes from calloc: large blocks come straight from the kernel already zero, so nothing is
+// written twice; blocks of several megabytes ask for huge pages (one fault per 2 MB instead of 512).
+class ZeroedBuffer final : public Buffer {
+ public:
+  explicit ZeroedBuffer(size_t n) : data_(static_cast<std::byte*>(std::calloc(n == 0 ? 1 : n, 1))), size_(n) {
+    if (data_ == nullptr) throw std::bad_alloc();
+    constexpr uintptr_t kHuge = uintptr_t{2} << 20;
+    if (n >= 4 * kHuge) {
+      uintptr_t first = (reinterpret_cast<uintptr_t>(data_) + kHuge - 1) / kHuge * kHuge;
+      uintptr_t last = (reinterpret_cast<uintptr_t>(data_) + n) / kHuge * kHuge;
+      if (last > first) ::madvise(reinterpret_cast<void*>(first), last - first, MADV_HUGEPAGE);
+    }
+  }
+  ~ZeroedBuffer() override { std::free(data_); }
+  const std::byte* data() const override { return data_; }
+  size_t size() const override { return size_; }
+
+ private:
+  std::byte* data_;
+  size_t size_;
+};
+
 class MappedFile final : public Buffer {
  public:
   MappedFile(void* addr, size_t size) : addr_(addr), size_(size) {}
@@ -61,7 +86,7 @@ std::shared_ptr<const Buffer> Buffer::Copy(std::span<const std::byte> bytes) {
   return FromString(std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
 }
 
-std::shared_ptr<const Buffer> Buffer::Zeros(size_t n) { return FromString(std::string(n, '\0')); }
+std::shared_ptr<const Buffer> Buffer::Zeros(size_t n) { return std::make_shared<ZeroedBuffer>(n); }
 
 std::shared_ptr<const Buffer> Buffer::Slice(std::shared_ptr<const Buffer> whole, size_t offset, size_t size) {
   if (offset == 0 && size == whole->size()) return whole;

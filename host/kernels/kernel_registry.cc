@@ -18,8 +18,7 @@ OutputTensor AllocateTensor(DataType type, std::vector<int64_t> dims) {
     return {t, nullptr};
   }
   size_t bytes = static_cast<size_t>(n) * ElementSize(type);
-  std::string storage(bytes, '\0');
-  auto buffer = Buffer::FromString(std::move(storage));
+  auto buffer = Buffer::Zeros(bytes);
   auto* data = const_cast<std::byte*>(buffer->data());
   return {std::make_shared<const Tensor>(type, std::move(dims), std::move(buffer)), data};
 }

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <new>
 
 #include <google/protobuf/io/coded_stream.h>
 
@@ -52,6 +53,26 @@ bool SkipValue(CodedInputStream& in, uint32_t tag) {
   }
 }
 
+// Anonymous memory for the copied weights, asked for in huge pages, written once before it is shared.
+class ArenaBuffer final : public Buffer {
+ public:
+  static std::shared_ptr<ArenaBuffer> Make(size_t size) {
+    void* addr = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (addr == MAP_FAILED) throw std::bad_alloc();
+    ::madvise(addr, size, MADV_HUGEPAGE);  // a hint: without transparent huge pages it is plain memory
+    return std::shared_ptr<ArenaBuffer>(new ArenaBuffer(addr, size));
+  }
+  ~ArenaBuffer() override { ::munmap(addr_, size_); }
+  const std::byte* data() const override { return static_cast<const std::byte*>(addr_); }
+  size_t size() const override { return size_; }
+  std::byte* writable() { return static_cast<std::byte*>(addr_); }
+
+ private:
+  ArenaBuffer(void* addr, size_t size) : addr_(addr), size_(size) {}
+  void* addr_;
+  size_t size_;
+};
+
 class Splitter {
  public:
   explicit Splitter(const std::shared_ptr<const Buffer>& file)
@@ -71,6 +92,7 @@ class Splitter {
         }))
       return std::nullopt;
     if (!any_raw_) return std::nullopt;
+    Lend(out.raw);
     return out;
   }
 
@@ -108,15 +130,14 @@ class Splitter {
     return Walk(len, out, [&](uint32_t field, uint32_t n) {
       if (field != kGraphInitializer) return std::optional<bool>();
       std::string tensor;
-      std::shared_ptr<const Buffer> bytes;
-      if (!Tensor(n, tensor, bytes)) return std::optional<bool>(false);
+      raw.emplace_back();
+      if (!Tensor(n, tensor, raw.size() - 1)) return std::optional<bool>(false);
       AppendLengthDelimited(out, kGraphInitializer, tensor);
-      raw.push_back(std::move(bytes));
       return std::optional<bool>(true);
     });
   }
 
-  bool Tensor(size_t len, std::string& out, std::shared_ptr<const Buffer>& bytes) {
+  bool Tensor(size_t len, std::string& out, size_t index) {
     const int end = in_.CurrentPosition() + static_cast<int>(len);
     int64_t data_type = 0;
     size_t raw_offset = 0, raw_size = 0;
@@ -146,34 +167,60 @@ class Splitter {
     }
     if (in_.CurrentPosition() != end) return false;
     if (has_raw) {
-      bytes = Lend(raw_offset, raw_size, data_type);
+      lent_.push_back({index, raw_offset, raw_size, data_type});
       any_raw_ = true;
     }
     return true;
   }
 
-  // A window onto the mapping when the bytes are aligned for their element type, else a copy (and the pages
-  // only it covered are given back).
-  std::shared_ptr<const Buffer> Lend(size_t offset, size_t size, int64_t data_type) {
-    size_t align = 8;
-    if (data_type > 0 && data_type <= std::numeric_limits<int32_t>::max()) {
-      size_t elem = ElementSize(static_cast<DataType>(data_type));
-      if (elem != 0) align = elem < 8 ? elem : 8;
+  struct Lent {
+    size_t index, offset, size;
+    int64_t data_type;
+  };
+
+  // Windows onto the mapping for weights aligned for their element type; the others are copied into one arena
+  // (huge pages where the kernel gives them: one page fault per 2 MB instead of 512), and the mapped pages only
+  // they covered are given back.
+  void Lend(std::vector<std::shared_ptr<const Buffer>>& raw) {
+    std::vector<const Lent*> copies;
+    size_t arena_bytes = 0;
+    for (const Lent& l : lent_) {
+      if (l.size == 0 || l.offset % Alignment(l.data_type) == 0) {
+        raw[l.index] = Buffer::Slice(file_, l.offset, l.size);
+      } else {
+        copies.push_back(&l);
+        arena_bytes += (l.size + 63) / 64 * 64;
+      }
     }
-    if (size == 0 || offset % align == 0) return Buffer::Slice(file_, offset, size);
-    auto copy = Buffer::Copy(file_->bytes().subspan(offset, size));
-    if (file_->is_mapped()) {
-      static const uintptr_t page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
-      uintptr_t first = (reinterpret_cast<uintptr_t>(base_ + offset) + page - 1) / page * page;
-      uintptr_t last = reinterpret_cast<uintptr_t>(base_ + offset + size) / page * page;
-      if (last > first) ::madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);
+    if (copies.empty()) return;
+    std::shared_ptr<ArenaBuffer> arena = ArenaBuffer::Make(arena_bytes);
+    size_t at = 0;
+    for (const Lent* l : copies) {
+      std::memcpy(arena->writable() + at, base_ + l->offset, l->size);
+      raw[l->index] = Buffer::Slice(arena, at, l->size);
+      at += (l->size + 63) / 64 * 64;
+      Release(l->offset, l->size);
     }
-    return copy;
+  }
+
+  static size_t Alignment(int64_t data_type) {
+    if (data_type <= 0 || data_type > std::numeric_limits<int32_t>::max()) return 8;
+    size_t elem = ElementSize(static_cast<DataType>(data_type));
+    return elem == 0 ? 8 : elem < 8 ? elem : 8;
+  }
+
+  void Release(size_t offset, size_t size) {
+    if (!file_->is_mapped()) return;
+    static const uintptr_t page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
+    uintptr_t first = (reinterpret_cast<uintptr_t>(base_ + offset) + page - 1) / page * page;
+    uintptr_t last = reinterpret_cast<uintptr_t>(base_ + offset + size) / page * page;
+    if (last > first) ::madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);
   }
 
   std::shared_ptr<const Buffer> file_;
   const uint8_t* base_;
   CodedInputStream in_;
+  std::vector<Lent> lent_;
   bool any_raw_ = false;
 };
 

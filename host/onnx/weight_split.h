@@ -1,8 +1,9 @@
 // Loading a model without copying its weights. The top-level initializers' raw_data fields are found by walking
 // the protobuf wire format of the memory-mapped file; protobuf parses only the rest (the "skeleton": nodes,
 // attributes, types, small tensors), and each weight becomes a window onto the mapping. A weight whose offset in
-// the file is not aligned for its element type is copied once instead (kernels may assume aligned data), and the
-// mapped pages it fully covers are released so that they do not count twice in the resident set.
+// the file is not aligned for its element type is copied once instead (kernels may assume aligned data), into one
+// arena in huge pages shared by all such copies, and the mapped pages it fully covered are released so that they
+// do not count twice in the resident set.
 #pragma once
 
 #include <cstddef>
