@@ -326,13 +326,4 @@ inline BatchPlan PlanBatches(const std::string& op, std::span<const int64_t> a_b
   return p;
 }
 
-// Saturating cast of a rounded value to an integer type.
-template <typename Q>
-Q SaturateRound(float v) {
-  const float r = std::nearbyint(v);
-  const float lo = static_cast<float>(std::numeric_limits<Q>::min());
-  const float hi = static_cast<float>(std::numeric_limits<Q>::max());
-  return static_cast<Q>(std::clamp(r, lo, hi));
-}
-
 }  // namespace kiln::kernels::nn

@@ -5,6 +5,14 @@
 // The interpolation is separable, as in ONNX's reference: each axis whose mapping is not the identity gets a
 // table of (source index, weight) taps per output position, and one pass per such axis combines whole inner
 // rows with those weights. Arithmetic is in float (double for double tensors); integer outputs are rounded.
+//
+// Bilinear float resizes of a 2-D input, or of a 4-D one over its last two axes (the images of a segmentation
+// decoder), instead follow ONNX Runtime's arithmetic step by step: source coordinates in float, clamped into
+// the input, weights |x - x1| and |x - x2| (0.5 each at the last row or column), and the four products summed
+// in ORT's order. A quantized model that runs DynamicQuantizeLinear after a Resize turns a last-bit difference
+// there into a whole quantization step, so being equally accurate is not enough: the bits must agree. Where
+// ORT departs from ONNX's reference (align_corners when input length x scale is not a whole number: ORT
+// divides by the output length, the reference by length x scale), the reference and its test data win.
 #include "core/elem_types.h"
 #include <kiln/kiln_plugin_parts.hpp>
 #include "core/seq_util.h"
@@ -180,6 +188,68 @@ void ResizeAxis(const std::vector<C>& src, std::vector<C>& dst, const Dims& dims
   }
 }
 
+// One axis of ORT's bilinear: per output index, the two source indices and their weights.
+struct LerpAxis {
+  std::vector<int64_t> i1, i2;
+  std::vector<float> d1, d2;
+};
+
+// ORT's source coordinate, in float. len_f is what align_corners divides by (see the header comment).
+float OrtCoordinate(Coord c, float x, float scale, float out_len, float in_len, float len_f) {
+  switch (c) {
+    case Coord::kAsymmetric: return x / scale;
+    case Coord::kPytorchHalfPixel: return out_len > 1 ? (x + 0.5f) / scale - 0.5f : 0.0f;
+    case Coord::kTfHalfPixelForNn: return (x + 0.5f) / scale;
+    case Coord::kAlignCorners: return len_f == 1 ? 0.0f : x * (in_len - 1) / (len_f - 1);
+    default: return ((x + 0.5f) / scale) - 0.5f;  // half_pixel
+  }
+}
+
+LerpAxis PlanLerp(Coord c, int64_t in, int64_t out, float scale, float len_f) {
+  LerpAxis a;
+  for (int64_t o = 0; o < out; ++o) {
+    float v = scale == 1.0f ? static_cast<float>(o)
+                            : OrtCoordinate(c, static_cast<float>(o), scale, static_cast<float>(out),
+                                            static_cast<float>(in), len_f);
+    v = std::max(0.0f, std::min(v, static_cast<float>(in - 1)));
+    const int64_t i1 = std::min(static_cast<int64_t>(v), in - 1), i2 = std::min(i1 + 1, in - 1);
+    a.i1.push_back(i1);
+    a.i2.push_back(i2);
+    a.d1.push_back(i1 == i2 ? 0.5f : std::fabs(v - static_cast<float>(i1)));
+    a.d2.push_back(i1 == i2 ? 0.5f : std::fabs(v - static_cast<float>(i2)));
+  }
+  return a;
+}
+
+// ORT's bilinear over the last two axes of `x` (the outer axes unchanged): true when it applied.
+bool BilinearAsOrt(const Options& opt, std::span<const float> x, const Dims& in_dims, const Dims& out_dims,
+                   const std::vector<float>& scales, const std::vector<double>& len_f, std::span<float> y) {
+  const size_t rank = in_dims.size();
+  if (opt.mode != Mode::kLinear || opt.coord == Coord::kTfCropAndResize || opt.exclude_outside) return false;
+  if (rank != 2 && !(rank == 4 && scales[0] == 1.0f && scales[1] == 1.0f && in_dims[0] == out_dims[0] &&
+                     in_dims[1] == out_dims[1]))
+    return false;
+  const int64_t ih = in_dims[rank - 2], iw = in_dims[rank - 1], oh = out_dims[rank - 2], ow = out_dims[rank - 1];
+  const LerpAxis ly = PlanLerp(opt.coord, ih, oh, scales[rank - 2], static_cast<float>(len_f[rank - 2]));
+  const LerpAxis lx = PlanLerp(opt.coord, iw, ow, scales[rank - 1], static_cast<float>(len_f[rank - 1]));
+  const int64_t planes = rank == 4 ? in_dims[0] * in_dims[1] : 1;
+  for (int64_t p = 0; p < planes; ++p) {
+    const float* xp = x.data() + p * ih * iw;
+    float* yp = y.data() + p * oh * ow;
+    for (int64_t r = 0; r < oh; ++r) {
+      const float* row1 = xp + ly.i1[r] * iw;
+      const float* row2 = xp + ly.i2[r] * iw;
+      const float dy1 = ly.d1[r], dy2 = ly.d2[r];
+      for (int64_t c = 0; c < ow; ++c) {
+        const float x11 = row1[lx.i1[c]], x21 = row1[lx.i2[c]], x12 = row2[lx.i1[c]], x22 = row2[lx.i2[c]];
+        const float dx1 = lx.d1[c], dx2 = lx.d2[c];
+        yp[r * ow + c] = dx2 * dy2 * x11 + dx1 * dy2 * x21 + dx2 * dy1 * x12 + dx1 * dy1 * x22;
+      }
+    }
+  }
+  return true;
+}
+
 // scales (empty when sizes are used), sizes (empty when scales are used), roi (empty unless given).
 void RunResize(sdk::KernelContext& ctx, const Options& opt, std::vector<double> scales, std::vector<int64_t> sizes,
                const std::vector<double>& roi) {
@@ -188,6 +258,7 @@ void RunResize(sdk::KernelContext& ctx, const Options& opt, std::vector<double> 
   const size_t rank = in_dims.size();
   Dims out_dims(rank);
   std::vector<double> len_f(rank);
+  std::vector<float> scales_f(rank);  // the scales as ORT holds them: given, or out / in in float
   if (!scales.empty()) {
     if (scales.size() != rank)
       Invalid("Resize: scales has " + std::to_string(scales.size()) + " elements for an input of rank " +
@@ -196,6 +267,7 @@ void RunResize(sdk::KernelContext& ctx, const Options& opt, std::vector<double> 
       if (!(scales[i] > 0)) Invalid("Resize: scales must be positive");
       len_f[i] = static_cast<double>(in_dims[i]) * scales[i];
       out_dims[i] = static_cast<int64_t>(len_f[i]);
+      scales_f[i] = static_cast<float>(scales[i]);
     }
   } else {
     if (sizes.size() != rank)
@@ -207,6 +279,7 @@ void RunResize(sdk::KernelContext& ctx, const Options& opt, std::vector<double> 
       out_dims[i] = sizes[i];
       len_f[i] = static_cast<double>(sizes[i]);
       scales[i] = in_dims[i] == 0 ? 1.0 : static_cast<double>(sizes[i]) / static_cast<double>(in_dims[i]);
+      scales_f[i] = in_dims[i] == 0 ? 1.0f : static_cast<float>(sizes[i]) / static_cast<float>(in_dims[i]);
     }
   }
   if (opt.coord == Coord::kTfCropAndResize && roi.size() != 2 * rank)
@@ -219,6 +292,9 @@ void RunResize(sdk::KernelContext& ctx, const Options& opt, std::vector<double> 
     if (out.empty()) return;
     if (NumElements(in_dims) == 0) Invalid("Resize: cannot resize an empty input to a non-empty output");
     auto xv = seq::Data<T>(x);
+    if constexpr (std::is_same_v<T, float>) {
+      if (BilinearAsOrt(opt, xv, in_dims, out_dims, scales_f, len_f, out)) return;
+    }
     std::vector<C> cur(xv.size()), next;
     for (size_t i = 0; i < xv.size(); ++i) cur[i] = static_cast<C>(static_cast<Compute<T>>(xv[i]));
     Dims dims = in_dims;

@@ -1,0 +1,1 @@
+Bdyn_pos_scaleJба <

@@ -1,0 +1,1 @@
+Bdyn_odd_scaleJба`<

@@ -1,0 +1,2 @@
+B
+dyn_odd_zpJ€

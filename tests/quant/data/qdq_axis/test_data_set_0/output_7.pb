@@ -1,0 +1,1 @@
+B	dyn_scaleJ¡  <
