@@ -146,7 +146,7 @@ CreatedTensorScope::CreatedTensorScope(const ResourceLimits& limits) : limits_(l
 }
 CreatedTensorScope::~CreatedTensorScope() { t_scope = outer_; }
 
-void ChargeCreatedTensor(Model& model, uint64_t bytes) {
+void ChargeCreatedTensor(Model* model, uint64_t bytes) {
   CreatedTensorScope* s = t_scope;
   if (s == nullptr) return;
   if (bytes > s->limits_.max_tensor_bytes)
@@ -159,7 +159,7 @@ void ChargeCreatedTensor(Model& model, uint64_t bytes) {
                             std::to_string(s->limits_.max_folded_bytes) + " bytes (option " +
                             std::string(kMaxFoldedBytesOption) + ")");
   s->created_ += bytes;
-  model.journal().Record([s, bytes] { s->created_ -= bytes; });
+  if (model) model->journal().Record([s, bytes] { s->created_ -= bytes; });
 }
 
 }  // namespace kiln

@@ -64,15 +64,15 @@ class CreatedTensorScope {
   uint64_t created_bytes() const { return created_; }
 
  private:
-  friend void ChargeCreatedTensor(Model& model, uint64_t bytes);
+  friend void ChargeCreatedTensor(Model* model, uint64_t bytes);
   const ResourceLimits limits_;
   uint64_t created_ = 0;
   CreatedTensorScope* outer_;
 };
 
-// Counts a constant of `bytes` that a pass is about to create in `model`: throws std::length_error naming the
+// Counts a constant of `bytes` that a pass is about to create in `model` (may be null: nothing to journal in): throws std::length_error naming the
 // option when it is over limits.maxTensorBytes or would take the compile's total over limits.maxFoldedBytes.
 // The charge is journaled, so a rolled-back call gives its bytes back.
-void ChargeCreatedTensor(Model& model, uint64_t bytes);
+void ChargeCreatedTensor(Model* model, uint64_t bytes);
 
 }  // namespace kiln

@@ -99,7 +99,7 @@ KilnStatus* CreateConstant(KilnGraph* g, const char* name, int32_t elem_type, si
     uint64_t element = elem_type == KILN_ELEM_STRING ? sizeof(KilnString) : kiln_elem_type_size(elem_type);
     uint64_t bytes = 0;
     if (__builtin_mul_overflow(count, element, &bytes)) throw std::length_error("dims overflow");
-    ChargeCreatedTensor(*graph.model(), bytes);
+    ChargeCreatedTensor(graph.model(), bytes);
     CallFrame& frame = CallFrame::Current();
     OutputTensor o = AllocateTensor(static_cast<DataType>(elem_type), shape);
     Tensor t = *o.tensor;
@@ -129,7 +129,7 @@ KilnStatus* CreateConstantFromView(KilnGraph* g, const char* name, const KilnTen
   return Guarded([&] {
     Graph& graph = LiveGraph(g);
     if (!tensor || !out_value) throw std::invalid_argument("tensor or out_value is NULL");
-    ChargeCreatedTensor(*graph.model(), tensor->byte_size);
+    ChargeCreatedTensor(graph.model(), tensor->byte_size);
     Tensor t = TensorFromView(*tensor);
     t.set_name(name ? name : "");
     *out_value = ToKiln(graph.AddInitializer(std::move(t)));
