@@ -18,6 +18,7 @@
 #include "onnx/onnx_export.h"
 #include "onnx/onnx_import.h"
 #include "pipeline/pipeline_printer.h"
+#include "support/display_text.h"
 #include "support/error.h"
 
 namespace kiln {
@@ -39,11 +40,11 @@ Status Guard(Body&& body) {
     body();
     return Status();
   } catch (const Error& e) {
-    return Status(static_cast<StatusCode>(e.code()), e.what());
+    return Status(static_cast<StatusCode>(e.code()), EscapeForDisplay(e.what()));
   } catch (const std::bad_alloc&) {
     return Status(StatusCode::kInternal, "out of memory");
   } catch (const std::exception& e) {
-    return Status(StatusCode::kInternal, std::string("internal error: ") + e.what());
+    return Status(StatusCode::kInternal, "internal error: " + EscapeForDisplay(e.what()));
   } catch (...) {
     return Status(StatusCode::kInternal, "internal error: unknown exception");
   }
@@ -91,8 +92,8 @@ class Session::Impl {
       if (!proto.SerializeToString(&bytes)) throw InternalError(model_name + ": serialization failed");
     });
     out->model_bytes = std::move(bytes);
-    out->report_json = report.dump(2);
-    out->summary = ReportSummaryText(report);
+    out->report_json = EscapeJsonForDisplay(report).dump(2);
+    out->summary = EscapeForDisplay(ReportSummaryText(report), true);
     out->nodes_before = report["nodes_before"].get<size_t>();
     out->nodes_after = report["nodes_after"].get<size_t>();
   }

@@ -14,6 +14,7 @@ namespace kiln::cli {
 // A subcommand's body, run after parsing; returns the exit code.
 using Action = std::function<int()>;
 
+Action AddBisectCommand(CLI::App& app);
 Action AddCompileCommand(CLI::App& app);
 Action AddInfoCommand(CLI::App& app);
 Action AddOptionsCommand(CLI::App& app);

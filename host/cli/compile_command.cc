@@ -18,6 +18,7 @@
 #include "onnx/onnx_import.h"
 #include "pipeline/pipeline_printer.h"
 #include "support/atomic_file.h"
+#include "support/display_text.h"
 #include "support/error.h"
 #include "support/logging.h"
 
@@ -133,16 +134,16 @@ int RunCompile(const CompileArgs& a) {
                                        [&](Model& m) { WriteModel(m, a.output, eo); });  // written whole or not
   report["output"] = a.output;
   if (trace_file) {
-    trace_file->stream() << trace.dump(1) << "\n";
+    trace_file->stream() << EscapeJsonForDisplay(trace).dump(1) << "\n";
     trace_file->Commit();
     report["target"]["trace"] = a.trace;
   }
   if (!a.report.empty()) {
     AtomicFile f(a.report);
-    f.stream() << report.dump(2) << "\n";
+    f.stream() << EscapeJsonForDisplay(report).dump(2) << "\n";
     f.Commit();
   }
-  std::cerr << ReportSummaryText(report) << TargetSummaryText(report);
+  std::cerr << EscapeForDisplay(ReportSummaryText(report) + TargetSummaryText(report), true);
   // The process ends here: skip freeing a large graph node by node (as compilers do), the OS takes it back.
   (void)model.release();
   return 0;

@@ -5,6 +5,7 @@
 #include "ir/model.h"
 #include "onnx/onnx_import.h"
 #include "report/model_summary.h"
+#include "support/display_text.h"
 
 namespace kiln::cli {
 
@@ -19,8 +20,9 @@ Action AddInfoCommand(CLI::App& app) {
     auto m = LoadModel(*model);
     nlohmann::json s = ModelSummary(*m);
     s["model"] = *model;
-    if (*json) std::cout << s.dump(2) << "\n";
-    else std::cout << "model: " << *model << "\n" << ModelSummaryText(s);
+    // Names, op types and domains are the model's own bytes: shown escaped (support/display_text.h).
+    if (*json) std::cout << EscapeJsonForDisplay(s).dump(2) << "\n";
+    else std::cout << EscapeForDisplay("model: " + *model + "\n" + ModelSummaryText(s), true);
     return 0;
   };
 }

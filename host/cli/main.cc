@@ -8,6 +8,7 @@
 
 #include "cli/commands.h"
 #include "cli/option_flags.h"
+#include "support/display_text.h"
 #include "support/error.h"
 
 namespace {
@@ -28,6 +29,7 @@ int main(int argc, char** argv) {
     kiln::cli::Action a = fn(app);
     actions.emplace_back(app.get_subcommands({})[before], std::move(a));
   };
+  add(kiln::cli::AddBisectCommand);
   add(kiln::cli::AddCompileCommand);
   add(kiln::cli::AddInfoCommand);
   add(kiln::cli::AddOptionsCommand);
@@ -43,7 +45,7 @@ int main(int argc, char** argv) {
     for (const auto& s : args) rest.push_back(s.c_str());
     app.parse(static_cast<int>(rest.size()), const_cast<char**>(rest.data()));
   } catch (const kiln::Error& e) {
-    std::cerr << "kiln: error: " << e.what() << "\n";
+    std::cerr << "kiln: error: " << kiln::EscapeForDisplay(e.what()) << "\n";
     return static_cast<int>(e.code());
   } catch (const CLI::ParseError& e) {
     int rc = app.exit(e);
@@ -54,13 +56,13 @@ int main(int argc, char** argv) {
       if (sub->parsed()) return action();
     return static_cast<int>(kiln::ExitCode::kUsage);
   } catch (const kiln::Error& e) {
-    std::cerr << "kiln: error: " << e.what() << "\n";
+    std::cerr << "kiln: error: " << kiln::EscapeForDisplay(e.what()) << "\n";
     return static_cast<int>(e.code());
   } catch (const std::bad_alloc&) {
     std::cerr << "kiln: error: out of memory\n";
     return static_cast<int>(kiln::ExitCode::kInternal);
   } catch (const std::exception& e) {
-    std::cerr << "kiln: internal error: " << e.what() << "\n";
+    std::cerr << "kiln: internal error: " << kiln::EscapeForDisplay(e.what()) << "\n";
     return static_cast<int>(kiln::ExitCode::kInternal);
   }
 }

@@ -13,6 +13,7 @@
 #include "exec/value_io.h"
 #include "ir/model.h"
 #include "onnx/onnx_import.h"
+#include "support/display_text.h"
 #include "support/error.h"
 #include "support/logging.h"
 
@@ -72,7 +73,7 @@ int RunModel(const RunArgs& a) {
   for (size_t i = 0; i < outputs.size(); ++i) {
     fs::path p = fs::path(a.output_dir) / ("output_" + std::to_string(i) + ".pb");
     WriteValueFile(p.string(), outputs[i], decl[i]->name(), decl[i]->type());
-    std::cerr << "kiln: " << decl[i]->name() << ": " << Describe(outputs[i]) << " -> " << p.string() << "\n";
+    std::cerr << "kiln: " << EscapeForDisplay(decl[i]->name()) << ": " << Describe(outputs[i]) << " -> " << p.string() << "\n";
   }
   std::cerr << "kiln: ran " << model->graph().CountNodes(true) << " nodes in " << secs << " s";
   if (a.repeat > 1) std::cerr << " (median of " << a.repeat << " runs)";
@@ -116,12 +117,12 @@ int Verify(const VerifyArgs& a) {
   for (size_t i = 0; i < ref_decl.size(); ++i) {
     auto it = std::find_if(cand_decl.begin(), cand_decl.end(), [&](const Value* v) { return v->name() == ref_decl[i]->name(); });
     if (it == cand_decl.end()) {
-      std::cout << ref_decl[i]->name() << ": MISSING from the candidate\n";
+      std::cout << EscapeForDisplay(ref_decl[i]->name()) << ": MISSING from the candidate\n";
       all = false;
       continue;
     }
     Comparison c = CompareValues(ref_out[i], cand_out[static_cast<size_t>(it - cand_decl.begin())], a.rtol, a.atol);
-    std::cout << ref_decl[i]->name() << ": " << (c.match ? "match" : "MISMATCH") << "  " << Describe(ref_out[i])
+    std::cout << EscapeForDisplay(ref_decl[i]->name()) << ": " << (c.match ? "match" : "MISMATCH") << "  " << Describe(ref_out[i])
               << "  " << c.message << "\n";
     all = all && c.match;
   }

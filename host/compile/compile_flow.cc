@@ -1,6 +1,7 @@
 // The compile flow the CLI and the embedding API share; see compile_flow.h.
 #include "compile/compile_flow.h"
 
+#include "compile/resource_limits.h"
 #include "ir/model.h"
 #include "options/core_options.h"
 #include "report/model_summary.h"
@@ -78,6 +79,8 @@ OptionLayer CompileFlow::SetOptions(OptionPlace place, const std::vector<OptionT
 nlohmann::json CompileFlow::Compile(Model& model, const std::string& model_name, const ResolvedPipeline& resolved,
                                     const CompileRequest& request, LoadTimes times,
                                     const std::function<void(Model&)>& write) {
+  // The input model's limits come first: nothing else looks at a model over one (compile/resource_limits.h).
+  CheckModelLimits(model, ResourceLimits::From(resolved.options), model_name);
   const size_t before = model.graph().CountNodes(true);
   // Passes run ONNX's inference functions on the model's nodes: a node they would crash on, or that no runtime could
   // run, is an invalid model, named before any pass starts. A pipeline that runs none (O0) copies the model as it is.

@@ -4,6 +4,7 @@
 
 #include <chrono>
 
+#include "compile/resource_limits.h"
 #include "driver/pass_driver.h"
 #include "ir/model.h"
 #include "onnx/onnx_export.h"
@@ -22,6 +23,7 @@ namespace fs = std::filesystem;
 
 Compiler::Compiler() {
   RegisterCoreOptions(options_);
+  RegisterLimitOptions(options_);
   RegisterBuiltinPasses(passes_);
   RegisterBuiltinKernels(kernels_);
 }
@@ -140,6 +142,8 @@ nlohmann::json Compiler::Run(Model& model, const ResolvedPipeline& resolved, con
   plugin::PluginCompileScope plugin_scope(resolved.options);  // what plugin passes read their options from
   target::ActiveTargetScope target_scope(resolved.target.get());  // what the target_* slots forward to
   kernels_.ResetStats();  // the report's "kernels" are this compile's
+  const ResourceLimits limits = ResourceLimits::From(resolved.options);
+  CreatedTensorScope created(limits);  // limits.maxFoldedBytes and limits.maxTensorBytes, checked by the slots
   nlohmann::json report;
   report["level"] = std::string(OptLevelName(resolved.plan.level));
   report["pipeline"] = resolved.pipeline.files.empty() ? "" : resolved.pipeline.files.front();
@@ -151,17 +155,22 @@ nlohmann::json Compiler::Run(Model& model, const ResolvedPipeline& resolved, con
     DriverOptions dopts;
     dopts.verify_each = request.verify_each;
     dopts.strict = request.strict;
+    dopts.pass_seconds = limits.pass_seconds;
+    dopts.after_change = request.after_change;
     if (request.progress) dopts.progress = [&](uint64_t v) { request.progress(stage.name, v); };
-    if (!request.dump_dir.empty()) {
+    if (!request.dump_dir.empty() || request.after_step) {
       dopts.after_step = [&](const std::vector<std::string>& names) {
         bool want = false;
         for (const auto& d : request.dump_after)
           for (const auto& n : names) want = want || d == "all" || d == n;
-        if (!want) return;
-        std::string label = names.size() == 1 ? names[0] : "walk";
-        char prefix[16];
-        std::snprintf(prefix, sizeof prefix, "%03d", ++dump_index);
-        WriteModel(model, (request.dump_dir / (std::string(prefix) + "-" + stage.name + "-" + label + ".onnx")).string());
+        if (want && !request.dump_dir.empty()) {
+          std::string label = names.size() == 1 ? names[0] : "walk";
+          char prefix[16];
+          std::snprintf(prefix, sizeof prefix, "%03d", ++dump_index);
+          WriteModel(model,
+                     (request.dump_dir / (std::string(prefix) + "-" + stage.name + "-" + label + ".onnx")).string());
+        }
+        if (request.after_step) request.after_step(stage.name, names);
       };
     }
     PassDriver driver(model, dopts);

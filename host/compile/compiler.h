@@ -32,6 +32,7 @@
 namespace kiln {
 
 class Model;
+class Node;
 
 struct CompileRequest {
   const OptionLayer* session = nullptr;  // the CLI's flags land here
@@ -47,6 +48,11 @@ struct CompileRequest {
   // `strict`; otherwise a warning and the report's target.error.
   nlohmann::json* trace_events = nullptr;
   std::string model_name;  // for the trace's metadata
+  // Hooks for kiln bisect (host/compile/bisect.h): after each step of a stage (a walk or a graph pass; after the
+  // dumps), with the stage's name and the passes of the step; and after each kept node-pass call that changed
+  // the graph (DriverOptions::after_change). Either may throw to end the run.
+  std::function<void(const std::string& stage, const std::vector<std::string>& passes)> after_step;
+  std::function<void(const std::string& pass, const Node* node)> after_change;
 };
 
 // The pipeline a request resolves to, with its options and plan (also what --print-pipeline prints).

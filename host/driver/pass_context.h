@@ -50,6 +50,10 @@ class PassContext {
     repass_.clear();
     immediate_.clear();
   }
+  // Seconds the pass spent in this walk so far, and whether it went over its time budget (it then sits out the
+  // rest of the walk).
+  double seconds_spent = 0;
+  bool over_time_budget = false;
 
  private:
   Model& model_;

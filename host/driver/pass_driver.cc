@@ -22,6 +22,21 @@ namespace {
 
 std::string NodeLabel(const Node& n) { return "'" + n.name() + "' (" + n.op_type() + ")"; }
 
+double Since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// Throws (inside the call's transaction, so the call is rolled back) when the pass's time, with this call's
+// `seconds`, is over `budget` (limits.passSeconds; 0: none). Marks the context so the pass sits out the walk.
+void CheckTimeBudget(double budget, PassContext& ctx, double seconds, const char* where) {
+  if (budget <= 0 || ctx.seconds_spent + seconds <= budget) return;
+  ctx.over_time_budget = true;
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "it spent %.6g s %s, over its time budget of %.6g s (option limits.passSeconds)",
+                ctx.seconds_spent + seconds, where, budget);
+  throw Error(ExitCode::kPlugin, buf);
+}
+
 std::string JoinNames(const std::set<std::string>& names) {
   std::string s;
   for (const auto& n : names) s += (s.empty() ? "" : ", ") + n;
@@ -111,6 +126,7 @@ class PassDriver::Walk {
 
   template <typename Fn>
   bool Call(NodePass& pass, PassContext& ctx, Fn&& fn, Node* node) {
+    if (ctx.over_time_budget) return false;  // it went over limits.passSeconds earlier in this walk
     PassStats& st = d_.StatsFor(pass.name());
     Journal& j = d_.model_.journal();
     if (node) d_.model_.insertion_order = node->order();
@@ -119,6 +135,7 @@ class PassDriver::Walk {
     j.Begin();
     try {
       changed = fn();
+      CheckTimeBudget(d_.options_.pass_seconds, ctx, Since(t0), "in this walk");
       j.Commit();
     } catch (const std::exception& e) {
       j.Rollback();
@@ -126,6 +143,7 @@ class PassDriver::Walk {
       ++st.failures;
       std::string where = node ? "on node " + NodeLabel(*node) : "after the walk of graph '" + g_.name() + "'";
       std::string msg = "pass " + pass.name() + " failed " + where + ": " + e.what();
+      if (ctx.over_time_budget && !d_.options_.strict) msg += " (the pass sits out the rest of this walk)";
       auto* ke = dynamic_cast<const Error*>(&e);
       if (ke && ke->code() == ExitCode::kConfig) throw Error(ExitCode::kConfig, msg);  // the user's config: stop
       if (d_.options_.strict) {
@@ -133,7 +151,9 @@ class PassDriver::Walk {
       }
       Logger("driver")->warn("{}; its change was rolled back and the compile goes on", msg);
     }
-    st.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double seconds = Since(t0);
+    st.seconds += seconds;
+    ctx.seconds_spent += seconds;
     if (node) ++st.runs;
     if (changed) {
       ++st.changes;
@@ -143,6 +163,7 @@ class PassDriver::Walk {
           throw InternalError("verification failed after pass " + pass.name() + " on node " + NodeLabel(*node) +
                               ": " + issues[0].message);
       }
+      if (d_.options_.after_change) d_.options_.after_change(pass.name(), node);
     }
     return changed;
   }
@@ -290,6 +311,7 @@ bool PassDriver::RunGraphPass(GraphPass& pass) {
   j.Begin();
   try {
     changed = RunOnGraphTree(pass, model_.graph(), ctx);
+    CheckTimeBudget(options_.pass_seconds, ctx, Since(t0), "in this run");
     j.Commit();
   } catch (const std::exception& e) {
     j.Rollback();

@@ -8,6 +8,11 @@
 // Where GE caps the work at 10 x the node count and only warns, Kiln looks for the cycle: a node re-passed more
 // than `max_repass_per_node` times, or (past 2 x the node count in changes) a graph state that comes back, stops
 // the compile with an error naming the passes involved.
+//
+// Time: a pass that spends more than `pass_seconds` in one walk (or one graph-pass run) fails when the call that
+// took it over returns, as if it had thrown: that call is rolled back (a graph pass: all of it) with a warning
+// naming limits.passSeconds, and a node pass sits out the rest of the walk. A call that never returns is not
+// interrupted.
 #pragma once
 
 #include <cstdint>
@@ -25,6 +30,7 @@ namespace kiln {
 
 class Graph;
 class Model;
+class Node;
 
 struct PassStats {
   std::string name;
@@ -44,6 +50,13 @@ struct DriverOptions {
   std::function<void(const std::vector<std::string>& passes)> after_step;
   // Called every few thousand node visits, for progress display.
   std::function<void(uint64_t visits)> progress;
+  // Seconds one pass may spend in one walk, or a graph pass in one run (limits.passSeconds); 0: no limit. A pass
+  // call that takes its pass over is rolled back and fails as a throwing call does (a warning, or an error with
+  // exit code 4 under `strict`); a node pass then sits out the rest of the walk.
+  double pass_seconds = 0;
+  // Called after every kept node-pass call that changed the graph, with the pass's name and the node it ran on
+  // (null for an after-walk hook), while the walk goes on (kiln bisect checks the numerics there).
+  std::function<void(const std::string& pass, const Node* node)> after_change;
 };
 
 class PassDriver {

@@ -129,6 +129,11 @@ std::vector<RtValue> Executor::RunGraph(const Graph& g, Env& env) const {
   std::unordered_set<const Value*> outputs(g.outputs().begin(), g.outputs().end());
   for (size_t i = 0; i < order.size(); ++i) {
     RunNode(*order[i], env);
+    if (observer_ && &g == &model_.graph()) {
+      for (size_t k = 0; k < order[i]->num_outputs(); ++k)
+        if (const Value* v = order[i]->output(k); v != nullptr)
+          if (const RtValue* r = env.Find(v)) observer_(*order[i], *v, *r);
+    }
     for (const Value* v : reads[i])
       if (--remaining[v] == 0 && !outputs.count(v) && !v->is_initializer()) env.values.erase(v);
   }

@@ -3,6 +3,7 @@
 // passed through. Each intermediate value is freed after its last use, so peak memory follows the live set.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <unordered_map>
 #include <vector>
@@ -28,6 +29,11 @@ class Executor {
   // node when a kernel is missing or fails.
   std::vector<RtValue> Run(const std::vector<RtValue>& inputs) const;
 
+  // Called with each value a node of the top graph computes, node by node in the order they run (topological),
+  // before the value may be freed: kiln bisect compares intermediate values by name.
+  using Observer = std::function<void(const Node& node, const Value& value, const RtValue& computed)>;
+  void set_observer(Observer observer) { observer_ = std::move(observer); }
+
   // The graph inputs a caller must feed (those that are not also initializers).
   static std::vector<const Value*> RequiredInputs(const Graph& g);
 
@@ -49,6 +55,7 @@ class Executor {
   // Instantiated function bodies live in a scratch model of their own, keyed by the call node.
   mutable std::unique_ptr<Model> scratch_;
   mutable std::unordered_map<const Node*, std::unique_ptr<Graph>> instances_;
+  Observer observer_;
 };
 
 }  // namespace kiln

@@ -43,7 +43,7 @@ std::string AnnotationsJson(const Model& m) {
   nlohmann::json j = nlohmann::json::object();
   if (!nodes.empty()) j["nodes"] = std::move(nodes);
   if (!values.empty()) j["values"] = std::move(values);
-  return j.dump();
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);  // a name need not be UTF-8
 }
 
 class Exporter {

@@ -133,6 +133,8 @@ KilnStatus* StatusFromCurrentException() noexcept {
       return MakeStatus(KILN_STATUS_OUT_OF_RANGE, e.what());
     } catch (const std::bad_alloc&) {
       return MakeStatus(KILN_STATUS_OUT_OF_MEMORY, "out of memory");
+    } catch (const std::length_error& e) {  // a size over the host's limits (compile/resource_limits.h)
+      return MakeStatus(KILN_STATUS_OUT_OF_MEMORY, e.what());
     } catch (const Error& e) {
       return MakeStatus(KILN_STATUS_FAILED, e.what());
     } catch (const std::exception& e) {

@@ -6,6 +6,7 @@
 
 #include <onnx/defs/schema.h>
 
+#include "compile/resource_limits.h"
 #include "ir/graph.h"
 #include "ir/model.h"
 #include "kernels/runtime_value.h"
@@ -91,6 +92,14 @@ KilnStatus* CreateConstant(KilnGraph* g, const char* name, int32_t elem_type, si
     if (!ValidElemType(elem_type))
       throw std::invalid_argument("element type " + std::to_string(elem_type) + " is not one Kiln knows");
     std::vector<int64_t> shape = CheckedDims(rank, dims);
+    // Counted against the compile's limits before anything is allocated (a string element counts as its handle).
+    uint64_t count = 1;
+    for (int64_t d : shape)
+      if (__builtin_mul_overflow(count, static_cast<uint64_t>(d), &count)) throw std::length_error("dims overflow");
+    uint64_t element = elem_type == KILN_ELEM_STRING ? sizeof(KilnString) : kiln_elem_type_size(elem_type);
+    uint64_t bytes = 0;
+    if (__builtin_mul_overflow(count, element, &bytes)) throw std::length_error("dims overflow");
+    ChargeCreatedTensor(graph.model(), bytes);
     CallFrame& frame = CallFrame::Current();
     OutputTensor o = AllocateTensor(static_cast<DataType>(elem_type), shape);
     Tensor t = *o.tensor;
@@ -120,6 +129,7 @@ KilnStatus* CreateConstantFromView(KilnGraph* g, const char* name, const KilnTen
   return Guarded([&] {
     Graph& graph = LiveGraph(g);
     if (!tensor || !out_value) throw std::invalid_argument("tensor or out_value is NULL");
+    ChargeCreatedTensor(graph.model(), tensor->byte_size);
     Tensor t = TensorFromView(*tensor);
     t.set_name(name ? name : "");
     *out_value = ToKiln(graph.AddInitializer(std::move(t)));
