@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include "cli/check_flags.h"
 #include "cli/commands.h"
 #include "cli/option_flags.h"
 #include "compile/bisect.h"
@@ -58,13 +59,9 @@ std::string Joined(const std::vector<std::string>& names) {
 }
 
 int RunBisect(const BisectArgs& a) {
-  if (!SetLogLevel(a.log_level))
-    throw UsageError("--log-level: '" + a.log_level + "' is not one of: trace, debug, info, warn, error, off");
+  SetLogLevelFlag(a.log_level);
   CompileFlow flow(a.plugins, a.pipeline.empty() ? std::nullopt : std::optional<fs::path>(a.pipeline));
-  std::vector<OptionText> flags;
-  for (const OptionFlag& f : GivenOptionFlags()) flags.push_back({f.name, f.value, f.text});
-  for (const OptionFlag& f : AliasSettings(*a.aliases, GivenOptionFlags())) flags.push_back({f.name, f.value, f.text});
-  OptionLayer session = flow.SetOptions(OptionPlace::kCli, flags);
+  OptionLayer session = flow.SetOptions(OptionPlace::kCli, GivenOptionTexts(*a.aliases));
   CompileRequest request = flow.Request(&session, nullptr);
   request.strict = a.strict;
   ResolvedPipeline resolved = flow.Resolve(request);
@@ -108,11 +105,7 @@ Action AddBisectCommand(CLI::App& app) {
   cmd->add_option("MODEL", a->model, "The ONNX model")->required();
   cmd->add_option("--pipeline", a->pipeline, "A pipeline YAML file to use instead of the level's shipped one");
   cmd->add_option("--plugin", a->plugins, "Load a plugin file or every plugin in a directory (repeatable)");
-  cmd->add_option("--inputs-dir", a->inputs_dir, "Inputs as input_<i>.pb files (default: random inputs)");
-  cmd->add_option("--seed", a->seed, "Seed for random inputs (default 0)");
-  cmd->add_option("--dim", a->dims, "NAME=VALUE for a symbolic dimension of the random inputs (repeatable)");
-  cmd->add_option("--rtol", a->rtol, "Relative tolerance (default 1e-3, as kiln verify)");
-  cmd->add_option("--atol", a->atol, "Absolute tolerance (default 1e-5, as kiln verify)");
+  AddInputAndToleranceFlags(cmd, *a);
   cmd->add_option("--dump-dir", a->dump_dir,
                   "Where to write before.onnx and after.onnx (default: MODEL.bisect beside the model, else a "
                   "temporary folder; printed)");

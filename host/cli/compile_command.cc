@@ -80,14 +80,10 @@ std::string TargetSummaryText(const nlohmann::json& report) {
 }
 
 int RunCompile(const CompileArgs& a) {
-  if (!SetLogLevel(a.log_level))
-    throw UsageError("--log-level: '" + a.log_level + "' is not one of: trace, debug, info, warn, error, off");
+  SetLogLevelFlag(a.log_level);
   // Plugins first (--plugin, then the pipeline's, then the search path's): option flags may name their options.
   CompileFlow flow(a.plugins, a.pipeline.empty() ? std::nullopt : std::optional<fs::path>(a.pipeline));
-  std::vector<OptionText> flags;
-  for (const OptionFlag& f : GivenOptionFlags()) flags.push_back({f.name, f.value, f.text});
-  for (const OptionFlag& f : AliasSettings(*a.aliases, GivenOptionFlags())) flags.push_back({f.name, f.value, f.text});
-  OptionLayer session = flow.SetOptions(OptionPlace::kCli, flags);
+  OptionLayer session = flow.SetOptions(OptionPlace::kCli, GivenOptionTexts(*a.aliases));
   CompileRequest req = flow.Request(&session, nullptr);
   req.verify_each = a.verify_each;
   req.strict = a.strict;

@@ -4,6 +4,7 @@
 
 #include "options/core_options.h"
 #include "support/error.h"
+#include "support/logging.h"
 
 namespace kiln::cli {
 
@@ -75,6 +76,18 @@ std::vector<OptionFlag> AliasSettings(const AliasFlagValues& given, const std::v
     out.push_back({std::string(alias.option), ApplyAliasValues(alias, existing, values), text});
   }
   return out;
+}
+
+std::vector<OptionText> GivenOptionTexts(const AliasFlagValues& aliases) {
+  std::vector<OptionText> texts;
+  for (const OptionFlag& f : GivenOptionFlags()) texts.push_back({f.name, f.value, f.text});
+  for (const OptionFlag& f : AliasSettings(aliases, GivenOptionFlags())) texts.push_back({f.name, f.value, f.text});
+  return texts;
+}
+
+void SetLogLevelFlag(const std::string& level) {
+  if (!SetLogLevel(level))
+    throw UsageError("--log-level: '" + level + "' is not one of: trace, debug, info, warn, error, off");
 }
 
 }  // namespace kiln::cli

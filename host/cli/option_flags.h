@@ -13,6 +13,8 @@
 #include <utility>
 #include <vector>
 
+#include "compile/compile_flow.h"
+
 namespace kiln::cli {
 
 struct OptionFlag {
@@ -36,5 +38,12 @@ struct AliasFlagValues {
 std::shared_ptr<AliasFlagValues> AddAliasFlags(CLI::App* cmd);
 // The option settings the given alias flags stand for, to apply after `flags`.
 std::vector<OptionFlag> AliasSettings(const AliasFlagValues& given, const std::vector<OptionFlag>& flags);
+
+// What a compiling command (compile, bisect) sets: this process's dotted flags, then its alias settings, as the
+// option texts CompileFlow::SetOptions takes.
+std::vector<OptionText> GivenOptionTexts(const AliasFlagValues& aliases);
+
+// Sets the log level from --log-level, or throws a usage error listing the levels.
+void SetLogLevelFlag(const std::string& level);
 
 }  // namespace kiln::cli

@@ -5,7 +5,9 @@
 #include <filesystem>
 #include <iostream>
 
+#include "cli/check_flags.h"
 #include "cli/commands.h"
+#include "cli/option_flags.h"
 #include "compile/compiler.h"
 #include "exec/compare.h"
 #include "exec/executor.h"
@@ -48,7 +50,7 @@ struct RunArgs {
 };
 
 int RunModel(const RunArgs& a) {
-  if (!SetLogLevel(a.log_level)) throw UsageError("--log-level: '" + a.log_level + "' is not a level");
+  SetLogLevelFlag(a.log_level);
   Compiler compiler;
   LoadPluginsAndSearchPath(compiler, a.plugins);
   auto model = LoadModel(a.model);
@@ -89,7 +91,7 @@ struct VerifyArgs {
 };
 
 int Verify(const VerifyArgs& a) {
-  if (!SetLogLevel(a.log_level)) throw UsageError("--log-level: '" + a.log_level + "' is not a level");
+  SetLogLevelFlag(a.log_level);
   Compiler compiler;
   LoadPluginsAndSearchPath(compiler, a.plugins);
   auto ref = LoadModel(a.reference), cand = LoadModel(a.candidate);
@@ -152,11 +154,7 @@ Action AddVerifyCommand(CLI::App& app) {
                                            "every output; exit 0 when all match, 5 when any does not");
   cmd->add_option("REFERENCE", a->reference, "The original model")->required();
   cmd->add_option("CANDIDATE", a->candidate, "The model to check (e.g. kiln compile's output)")->required();
-  cmd->add_option("--inputs-dir", a->inputs_dir, "Inputs as input_<i>.pb files (default: random inputs)");
-  cmd->add_option("--seed", a->seed, "Seed for random inputs (default 0)");
-  cmd->add_option("--dim", a->dims, "NAME=VALUE for a symbolic dimension of the random inputs (repeatable)");
-  cmd->add_option("--rtol", a->rtol, "Relative tolerance (default 1e-3)");
-  cmd->add_option("--atol", a->atol, "Absolute tolerance (default 1e-5)");
+  AddInputAndToleranceFlags(cmd, *a);
   cmd->add_option("--plugin", a->plugins, "Load a plugin file or directory (repeatable)");
   cmd->add_option("--log-level", a->log_level, "trace, debug, info, warn (default), error or off");
   return [a] { return Verify(*a); };
