@@ -3,11 +3,14 @@
 // themselves in the model's journal, so that a failed pass call is rolled back to the graph as it was.
 // Arguments are checked before anything changes: a refused call leaves the graph untouched.
 #include <stdexcept>
+#include <unordered_map>
+#include <vector>
 
 #include <onnx/defs/schema.h>
 
 #include "ir/graph.h"
 #include "ir/model.h"
+#include "ir/topo_order.h"
 #include "kernels/runtime_value.h"
 #include "driver/rewrite_helpers.h"
 #include "plugin/host_api.h"
@@ -244,7 +247,36 @@ KilnStatus* NodeInlineSubgraph(KilnNode* n, size_t index) {
 
 }  // namespace
 
+// ABI 1.5: a schedule chosen by a pass. Checked first (every node once, producers first), then set.
+KilnStatus* GraphSetNodeOrder(KilnGraph* g, KilnNode* const* nodes, size_t count) {
+  return Guarded([&] {
+    Graph& graph = LiveGraph(g);
+    if (!nodes && count) throw std::invalid_argument("nodes is NULL");
+    if (count != graph.num_nodes())
+      throw std::invalid_argument("the order lists " + std::to_string(count) + " nodes, graph '" + graph.name() +
+                                  "' has " + std::to_string(graph.num_nodes()));
+    std::unordered_map<const Node*, size_t> position;
+    std::vector<Node*> order;
+    order.reserve(count);
+    for (size_t i = 0; i < count; ++i) {
+      Node& n = LiveNode(nodes[i]);
+      if (n.graph() != &graph)
+        throw std::invalid_argument("node '" + n.name() + "' is not a node of graph '" + graph.name() + "'");
+      if (!position.emplace(&n, i).second) throw std::invalid_argument("node '" + n.name() + "' is listed twice");
+      order.push_back(&n);
+    }
+    for (Node* n : order)
+      ForEachDependent(graph, n, [&](Node* reader) {
+        if (position.at(reader) < position.at(n))
+          throw std::invalid_argument("node '" + reader->name() + "' comes before node '" + n->name() +
+                                      "', whose output it reads");
+      });
+    graph.SetNodeOrder(order);
+  });
+}
+
 void FillMutationSlots(KilnHostApi& api) {
+  api.graph_set_node_order = GraphSetNodeOrder;
   api.value_set_tensor_type = SetTensorType;
   api.graph_create_node = CreateNode;
   api.graph_create_constant = CreateConstant;
