@@ -77,14 +77,12 @@ uint64_t PeakLiveBytes(const std::vector<Interval>& buffers) {
   return HeaviestStep(buffers, [](const Interval& b) { return b.size; });
 }
 
-ArenaPlan GreedyBySize(const std::vector<Interval>& buffers) {
-  ArenaPlan plan{"greedy_by_size", 0, std::vector<uint64_t>(buffers.size(), 0)};
-  std::vector<size_t> order(buffers.size());
-  std::iota(order.begin(), order.end(), size_t{0});
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    const uint64_t sa = AlignUp(buffers[a].size), sb = AlignUp(buffers[b].size);
-    return sa != sb ? sa > sb : buffers[a].first < buffers[b].first;
-  });
+namespace {
+
+// Places the buffers in `order`, each into the smallest gap between the already placed buffers that overlap it in
+// time, or above the highest of them.
+ArenaPlan PlaceInOrder(const std::vector<Interval>& buffers, const std::vector<size_t>& order, std::string name) {
+  ArenaPlan plan{std::move(name), 0, std::vector<uint64_t>(buffers.size(), 0)};
   StepIndex index(buffers);
   for (size_t i : order) {
     const uint64_t need = AlignUp(buffers[i].size);
@@ -101,6 +99,46 @@ ArenaPlan GreedyBySize(const std::vector<Interval>& buffers) {
     index.Add(i);
   }
   return plan;
+}
+
+bool LargerFirst(const std::vector<Interval>& buffers, size_t a, size_t b) {
+  const uint64_t sa = AlignUp(buffers[a].size), sb = AlignUp(buffers[b].size);
+  return sa != sb ? sa > sb : buffers[a].first < buffers[b].first;
+}
+
+}  // namespace
+
+ArenaPlan GreedyBySize(const std::vector<Interval>& buffers) {
+  std::vector<size_t> order(buffers.size());
+  std::iota(order.begin(), order.end(), size_t{0});
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return LargerFirst(buffers, a, b); });
+  return PlaceInOrder(buffers, order, "greedy_by_size");
+}
+
+ArenaPlan GreedyByBreadth(const std::vector<Interval>& buffers) {
+  if (buffers.empty()) return {"greedy_by_breadth", 0, {}};
+  int64_t lo = buffers[0].first, hi = buffers[0].last;
+  for (const Interval& b : buffers) lo = std::min(lo, b.first), hi = std::max(hi, b.last);
+  const size_t steps = static_cast<size_t>(hi - lo + 1);
+  std::vector<std::vector<size_t>> at(steps);
+  std::vector<uint64_t> live(steps, 0);
+  for (size_t i = 0; i < buffers.size(); ++i)
+    for (int64_t s = buffers[i].first; s <= buffers[i].last; ++s) {
+      at[static_cast<size_t>(s - lo)].push_back(i);
+      live[static_cast<size_t>(s - lo)] += AlignUp(buffers[i].size);
+    }
+  std::vector<size_t> by_breadth(steps);
+  std::iota(by_breadth.begin(), by_breadth.end(), size_t{0});
+  std::stable_sort(by_breadth.begin(), by_breadth.end(), [&](size_t a, size_t b) { return live[a] > live[b]; });
+  std::vector<size_t> order;
+  order.reserve(buffers.size());
+  std::vector<bool> taken(buffers.size(), false);
+  for (size_t s : by_breadth) {
+    std::stable_sort(at[s].begin(), at[s].end(), [&](size_t a, size_t b) { return LargerFirst(buffers, a, b); });
+    for (size_t i : at[s])
+      if (!taken[i]) taken[i] = true, order.push_back(i);
+  }
+  return PlaceInOrder(buffers, order, "greedy_by_breadth");
 }
 
 ArenaPlan BestFit(const std::vector<Interval>& buffers) {
@@ -129,10 +167,13 @@ ArenaPlan BestFit(const std::vector<Interval>& buffers) {
 }
 
 ArenaPlan PlanArena(const std::vector<Interval>& buffers, std::vector<ArenaPlan>* tried) {
-  ArenaPlan greedy = GreedyBySize(buffers);
-  ArenaPlan fit = BestFit(buffers);
-  if (tried) *tried = {greedy, fit};
-  return fit.arena < greedy.arena ? std::move(fit) : std::move(greedy);
+  std::vector<ArenaPlan> plans = {GreedyBySize(buffers), GreedyByBreadth(buffers), BestFit(buffers)};
+  size_t best = 0;
+  for (size_t i = 1; i < plans.size(); ++i)
+    if (plans[i].arena < plans[best].arena) best = i;
+  ArenaPlan kept = plans[best];
+  if (tried) *tried = std::move(plans);
+  return kept;
 }
 
 }  // namespace kiln::memory

@@ -9,12 +9,15 @@
 // is at least the largest sum of AlignUp(size) over the buffers live at one step (the heaviest clique of the
 // interval graph). LowerBound computes it with one sweep over the steps; no plan can beat it.
 //
-// The planners (both are heuristics; PlanArena keeps the smaller arena, greedy-by-size on a tie):
-//   greedy_by_size  TensorFlow Lite's GreedyBySize: buffers largest first (ties: earlier first step); each goes
-//                   into the smallest gap between the already placed buffers that overlap it in time, or above the
-//                   highest of them.
-//   best_fit        an allocator replayed in schedule order: at each buffer's first step the buffers that ended
-//                   before it are freed, and it takes the smallest free gap that fits, else the top of the arena.
+// The planners (heuristics all; PlanArena keeps the smallest arena, the earlier in this list on a tie):
+//   greedy_by_size     TensorFlow Lite's GreedyBySize: buffers largest first (ties: earlier first step); each goes
+//                      into the smallest gap between the already placed buffers that overlap it in time, or above
+//                      the highest of them.
+//   greedy_by_breadth  TensorFlow Lite's GreedyByBreadth: the same placement, but the buffers of the step with the
+//                      most live bytes first (largest first), then those of the next heaviest step, and so on; it
+//                      packs the peak step tightly, where greedy-by-size can leave a hole (LLaMA's attention).
+//   best_fit           an allocator replayed in schedule order: at each buffer's first step the buffers that ended
+//                      before it are freed, and it takes the smallest free gap that fits, else the top of the arena.
 #pragma once
 
 #include <cstdint>
@@ -45,8 +48,9 @@ uint64_t LowerBound(const std::vector<Interval>& buffers);
 uint64_t PeakLiveBytes(const std::vector<Interval>& buffers);
 
 ArenaPlan GreedyBySize(const std::vector<Interval>& buffers);
+ArenaPlan GreedyByBreadth(const std::vector<Interval>& buffers);
 ArenaPlan BestFit(const std::vector<Interval>& buffers);
-// Both planners; the smaller arena (greedy_by_size on a tie). `tried` (if not null) gets each planner's arena.
+// Every planner; the smallest arena. `tried` (if not null) gets each planner's plan, in the order above.
 ArenaPlan PlanArena(const std::vector<Interval>& buffers, std::vector<ArenaPlan>* tried = nullptr);
 
 }  // namespace kiln::memory

@@ -7,8 +7,8 @@
 //   2. with memory.reorder (on at O3), a memory-aware topological order (memory_order.h), kept only when it lowers
 //      the peak of live bytes (the lower bound below); then the pass REORDERS THE NODES of the written model
 //      (graph_set_node_order, ABI 1.5) so the plan and the model agree on the schedule;
-//   3. offsets in one arena, 64-byte aligned, by greedy-by-size and by best-fit, keeping the smaller arena
-//      (arena_planner.h);
+//   3. offsets in one arena, 64-byte aligned, by greedy-by-size, greedy-by-breadth and best-fit, keeping the
+//      smallest arena (arena_planner.h);
 //   4. the lower bound (the largest sum of aligned bytes live at one step) beside the arena, and the bytes the
 //      intermediates would take each in memory of its own.
 // The compile report gets the summary (reports.memory_plan: arena, lower bound, intermediate bytes, planners,

@@ -42,7 +42,7 @@ TEST(ArenaPlanner, RangesThatTouchAtAStepAreBothLiveThere) {
   // a is read at step 1, where b is written: they may not share memory.
   std::vector<Interval> b = {{64, 0, 1}, {64, 1, 2}};
   EXPECT_EQ(LowerBound(b), 128u);
-  for (const ArenaPlan& p : {GreedyBySize(b), BestFit(b)}) {
+  for (const ArenaPlan& p : {GreedyBySize(b), GreedyByBreadth(b), BestFit(b)}) {
     EXPECT_TRUE(Valid(b, p));
     EXPECT_EQ(p.arena, 128u) << p.algorithm;
   }
@@ -52,7 +52,7 @@ TEST(ArenaPlanner, AChainReusesOneBlockPair) {
   std::vector<Interval> b;
   for (int64_t i = 0; i < 100; ++i) b.push_back({4096, i, i + 1});
   EXPECT_EQ(LowerBound(b), 8192u);
-  for (const ArenaPlan& p : {GreedyBySize(b), BestFit(b)}) {
+  for (const ArenaPlan& p : {GreedyBySize(b), GreedyByBreadth(b), BestFit(b)}) {
     EXPECT_TRUE(Valid(b, p));
     EXPECT_EQ(p.arena, 8192u) << p.algorithm;
   }
@@ -69,7 +69,25 @@ TEST(ArenaPlanner, GreedyBySizeFillsAGapBelowAPlacedBuffer) {
   EXPECT_EQ(LowerBound(b), 6144u);
 }
 
-TEST(ArenaPlanner, PlanArenaKeepsTheSmallerOfBoth) {
+TEST(ArenaPlanner, GreedyByBreadthPacksTheHeaviestStepFirst) {
+  // step:   0   1   2   3   4
+  // A 256  [-]
+  // B  64          [---------]
+  // C 256                  [-]
+  // D 256  [---------]
+  // By size: A at 0, D at 256, C at 0 (it meets neither), and B, meeting C and D, finds no gap: 512 + 64.
+  // By breadth: step 0 (A, D) first, then step 2 puts B below D, and step 4 puts C above B: the lower bound.
+  std::vector<Interval> b = {{256, 0, 0}, {64, 2, 4}, {256, 4, 4}, {256, 0, 2}};
+  EXPECT_EQ(LowerBound(b), 512u);
+  ArenaPlan size = GreedyBySize(b), breadth = GreedyByBreadth(b);
+  EXPECT_TRUE(Valid(b, size));
+  EXPECT_TRUE(Valid(b, breadth));
+  EXPECT_EQ(size.arena, 576u);
+  EXPECT_EQ(breadth.arena, 512u);
+  EXPECT_EQ(PlanArena(b).algorithm, "greedy_by_breadth");
+}
+
+TEST(ArenaPlanner, PlanArenaKeepsTheSmallestOfAll) {
   std::mt19937 rng(7);
   for (int round = 0; round < 200; ++round) {
     std::vector<Interval> b;
@@ -80,10 +98,9 @@ TEST(ArenaPlanner, PlanArenaKeepsTheSmallerOfBoth) {
     }
     std::vector<ArenaPlan> tried;
     ArenaPlan p = PlanArena(b, &tried);
-    ASSERT_EQ(tried.size(), 2u);
-    EXPECT_TRUE(Valid(b, tried[0]));
-    EXPECT_TRUE(Valid(b, tried[1]));
-    EXPECT_EQ(p.arena, std::min(tried[0].arena, tried[1].arena));
+    ASSERT_EQ(tried.size(), 3u);
+    for (const ArenaPlan& t : tried) EXPECT_TRUE(Valid(b, t));
+    EXPECT_EQ(p.arena, std::min({tried[0].arena, tried[1].arena, tried[2].arena}));
     EXPECT_GE(p.arena, LowerBound(b));
   }
 }
