@@ -30,7 +30,7 @@ void CollectReads(const sdk::Node& n, std::vector<sdk::Value>& out) {
 }  // namespace
 
 std::vector<sdk::Node> MemoryAwareOrder(const std::vector<sdk::Node>& current,
-                                        const std::function<uint64_t(const sdk::Value&)>& bytes) {
+                                        const std::function<uint64_t(const sdk::Value&)>& bytes, bool depth_first) {
   std::unordered_map<KilnNode*, size_t> position;
   for (size_t i = 0; i < current.size(); ++i) position[current[i].raw()] = i;
   std::vector<NodeInfo> nodes(current.size());
@@ -73,18 +73,25 @@ std::vector<sdk::Node> MemoryAwareOrder(const std::vector<sdk::Node>& current,
     if (nodes[i].waiting == 0) ready.push_back(i);
   std::vector<sdk::Node> order;
   order.reserve(current.size());
+  std::vector<char> follows(current.size(), 0);  // reads an output of the node run last
   while (!ready.empty()) {
     size_t best = 0;
     int64_t best_delta = 0;
+    bool best_follows = false;
     for (size_t r = 0; r < ready.size(); ++r) {
       const NodeInfo& n = nodes[ready[r]];
       int64_t delta = n.out_bytes;
       for (size_t vi : n.inputs)
         if (values[vi].frees && values[vi].readers == 1) delta -= values[vi].bytes;
-      if (r == 0 || delta < best_delta || (delta == best_delta && ready[r] < ready[best]))
-        best = r, best_delta = delta;
+      const bool f = depth_first && follows[ready[r]];
+      const bool better = f != best_follows ? f
+                          : delta != best_delta ? delta < best_delta
+                                                : ready[r] < ready[best];
+      if (r == 0 || better) best = r, best_delta = delta, best_follows = f;
     }
     const size_t chosen = ready[best];
+    for (size_t r : ready) follows[r] = 0;
+    for (size_t d : nodes[chosen].dependents) follows[d] = 1;
     ready[best] = ready.back();
     ready.pop_back();
     order.push_back(current[chosen]);

@@ -46,20 +46,28 @@ void MemoryPlanningPass::Run(sdk::PassContext& ctx, sdk::Graph graph) {
   std::vector<sdk::Node> order = graph.TopoOrder();
   plan.live = ComputeLiveness(graph, order, /*in_place=*/true);
   plan.lower_bound = plan.original_lower_bound = LowerBound(plan.live.buffers);
+  std::vector<sdk::Node> reordered;
 
   if (ctx.OptionBool("memory.reorder")) {
-    std::vector<sdk::Node> aware =
-        MemoryAwareOrder(order, [](const sdk::Value& v) { return v.IsConstant() ? 0 : PlannedBytes(v); });
-    if (!SameOrder(aware, order)) {
+    // Both list schedules (memory_order.h); the one with the lower peak, kept only when it beats the given order.
+    auto bytes = [](const sdk::Value& v) { return v.IsConstant() ? 0 : PlannedBytes(v); };
+    for (bool depth_first : {false, true}) {
+      std::vector<sdk::Node> aware = MemoryAwareOrder(order, bytes, depth_first);
+      if (SameOrder(aware, order)) continue;
       Liveness live = ComputeLiveness(graph, aware, /*in_place=*/true);
       const uint64_t bound = LowerBound(live.buffers);
-      if (bound < plan.lower_bound) {
-        graph.SetNodeOrder(aware);
-        plan.live = std::move(live);
-        plan.lower_bound = bound;
-        plan.order = "memory_aware";
-        ctx.AddCounter("nodes_reordered", static_cast<int64_t>(aware.size()));
-      }
+      ctx.Log(KILN_LOG_DEBUG, std::string("memory-aware order") + (depth_first ? " (depth first)" : "") +
+                                  ": lower bound " + std::to_string(bound) + " bytes, given order " +
+                                  std::to_string(plan.original_lower_bound));
+      if (bound >= plan.lower_bound) continue;
+      plan.live = std::move(live);
+      plan.lower_bound = bound;
+      plan.order = "memory_aware";
+      reordered = std::move(aware);
+    }
+    if (!reordered.empty()) {
+      graph.SetNodeOrder(reordered);
+      ctx.AddCounter("nodes_reordered", static_cast<int64_t>(reordered.size()));
     }
   }
   plan.peak_live_bytes = PeakLiveBytes(plan.live.buffers);

@@ -1,7 +1,7 @@
 // Memory plans of real models, checked: every generated bench model (KILN_MEMORY_MODELS, made at build time by
 // bench/models/gen_models.py: ResNet-50, MobileNetV2, BERT and LLaMA layers with static and symbolic batch, an
-// ERNIE layer, a 2,000-node chain) and every libonnx-testdata model with at least 10 nodes whose inputs all have
-// static shapes, compiled with `kiln compile -O3 --memory-plan`. Each plan passes plan_checker.h (no two values
+// ERNIE layer, a 2,000-node chain; at O2 and O3) and every libonnx-testdata model with at least 10 nodes whose
+// inputs all have static shapes (at O3), compiled with `kiln compile --memory-plan`. Each plan passes plan_checker.h (no two values
 // live at one step share a byte, offsets aligned and inside the arena, the lower bound recomputed), its arena is
 // at most 1.05 x the lower bound, and the report's summary agrees with the file.
 #include <gtest/gtest.h>
@@ -11,6 +11,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "cli/run_kiln.h"
@@ -36,11 +37,11 @@ nlohmann::json ReadJson(const fs::path& p) {
   return nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
 }
 
-// Compiles `model` at O3 with a plan and a report, and checks both.
-void CheckModel(const std::string& model, const std::string& tag) {
+// Compiles `model` at `level` with a plan and a report, and checks both.
+void CheckModel(const std::string& model, const std::string& tag, const std::string& level = "O3") {
   const fs::path dir = testing::TempDir("memory_" + tag);
   const fs::path out = dir / "out.onnx", plan_file = dir / "plan.json", report_file = dir / "report.json";
-  auto r = testing::RunKiln("compile " + model + " -o " + out.string() + " -O3 --memory-plan " +
+  auto r = testing::RunKiln("compile " + model + " -o " + out.string() + " -" + level + " --memory-plan " +
                             plan_file.string() + " --report " + report_file.string() + " --log-level=error");
   ASSERT_EQ(r.rc, 0) << r.output;
   const nlohmann::json plan = ReadJson(plan_file);
@@ -64,14 +65,17 @@ void CheckModel(const std::string& model, const std::string& tag) {
   fs::remove_all(dir);
 }
 
-class BenchModelPlans : public ::testing::TestWithParam<std::string> {};
+class BenchModelPlans : public ::testing::TestWithParam<std::tuple<std::string, std::string>> {};
 
 TEST_P(BenchModelPlans, AreSoundAndWithinFivePercentOfTheLowerBound) {
-  CheckModel(std::string(KILN_MEMORY_MODEL_DIR) + "/" + GetParam() + ".onnx", GetParam());
+  const auto& [model, level] = GetParam();
+  CheckModel(std::string(KILN_MEMORY_MODEL_DIR) + "/" + model + ".onnx", model + "_" + level, level);
 }
 
-INSTANTIATE_TEST_SUITE_P(Generated, BenchModelPlans, ::testing::ValuesIn(Split(KILN_MEMORY_MODELS)),
-                         [](const auto& info) { return info.param; });
+INSTANTIATE_TEST_SUITE_P(Generated, BenchModelPlans,
+                         ::testing::Combine(::testing::ValuesIn(Split(KILN_MEMORY_MODELS)),
+                                            ::testing::Values("O2", "O3")),
+                         [](const auto& info) { return std::get<0>(info.param) + "_" + std::get<1>(info.param); });
 
 // The libonnx-testdata models with >= 10 nodes and static input shapes.
 std::vector<fs::path> StaticTestdataModels() {

@@ -207,6 +207,29 @@ TEST(MemoryPlanningPass, ThePlanFileIsWellFormed) {
   EXPECT_TRUE(found) << p.run.report.dump(1);
 }
 
+TEST(MemoryPlanChecker, CatchesValuesThatShareBytesWhileLive) {
+  auto m = ParseModel(M(R"(g (float[32] x) => (float[32] y) {
+    a = Relu(x)
+    b = Exp(a)
+    y = Add(a, b)
+  })"));
+  ASSERT_TRUE(m);
+  Planned p = Plan(*m);
+  ASSERT_TRUE(CheckMemoryPlan(p.plan));
+  nlohmann::json bad = p.plan;
+  bad["values"][1]["offset"] = bad["values"][0]["offset"];  // b onto a, both live at steps 1..2
+  EXPECT_FALSE(CheckMemoryPlan(bad));
+  bad = p.plan;
+  bad["values"][1]["reuse"] = "in-place";  // b written over a, which Add reads later
+  bad["values"][1]["reuse_of"] = "a";
+  bad["values"][1]["buffer"] = bad["values"][0]["buffer"];
+  bad["values"][1]["offset"] = bad["values"][0]["offset"];
+  EXPECT_FALSE(CheckMemoryPlan(bad));
+  bad = p.plan;
+  bad["lower_bound_bytes"] = 128;
+  EXPECT_FALSE(CheckMemoryPlan(bad));
+}
+
 const char* kTwoBranches = R"(g (float[64,64] x) => (float[1,1] y) {
     a1 = Relu(x)
     b1 = Exp(x)
