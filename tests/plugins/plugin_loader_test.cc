@@ -54,7 +54,7 @@ TEST(PluginLoader, RefusesAFileThatIsNotASharedLibrary) {
 }
 TEST(PluginLoader, RefusesALibraryWithoutTheEntry) { ExpectRefused("no_entry", {"does not export kiln_plugin_entry"}); }
 TEST(PluginLoader, RefusesAWrongMajorNamingBothVersions) {
-  ExpectRefused("wrong_major", {"wrong_major", "built for Kiln ABI 2.0", "this host implements 1.3"});
+  ExpectRefused("wrong_major", {"wrong_major", "built for Kiln ABI 2.0", "this host implements 1.5"});
 }
 TEST(PluginLoader, RefusesAnEntryThatReturnsAnError) {
   ExpectRefused("entry_error", {"entry refused to load", "refuses to load (on purpose)", "[FAILED]"});
