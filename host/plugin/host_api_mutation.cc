@@ -247,6 +247,13 @@ KilnStatus* NodeInlineSubgraph(KilnNode* n, size_t index) {
 
 }  // namespace
 
+// A node as messages name it: its name, or its op type and first output when it has none.
+std::string NodeLabel(const Node& n) {
+  if (!n.name().empty()) return "node '" + n.name() + "'";
+  const Value* out = n.output(0);
+  return n.op_type() + " node" + (out ? " writing '" + out->name() + "'" : std::string());
+}
+
 // ABI 1.5: a schedule chosen by a pass. Checked first (every node once, producers first), then set.
 KilnStatus* GraphSetNodeOrder(KilnGraph* g, KilnNode* const* nodes, size_t count) {
   return Guarded([&] {
@@ -261,15 +268,15 @@ KilnStatus* GraphSetNodeOrder(KilnGraph* g, KilnNode* const* nodes, size_t count
     for (size_t i = 0; i < count; ++i) {
       Node& n = LiveNode(nodes[i]);
       if (n.graph() != &graph)
-        throw std::invalid_argument("node '" + n.name() + "' is not a node of graph '" + graph.name() + "'");
-      if (!position.emplace(&n, i).second) throw std::invalid_argument("node '" + n.name() + "' is listed twice");
+        throw std::invalid_argument(NodeLabel(n) + " is not a node of graph '" + graph.name() + "'");
+      if (!position.emplace(&n, i).second) throw std::invalid_argument(NodeLabel(n) + " is listed twice");
       order.push_back(&n);
     }
     for (Node* n : order)
       ForEachDependent(graph, n, [&](Node* reader) {
         if (position.at(reader) < position.at(n))
-          throw std::invalid_argument("node '" + reader->name() + "' comes before node '" + n->name() +
-                                      "', whose output it reads");
+          throw std::invalid_argument(NodeLabel(*reader) + " comes before " + NodeLabel(*n) +
+                                      ", whose output it reads");
       });
     graph.SetNodeOrder(order);
   });
