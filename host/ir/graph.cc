@@ -35,6 +35,22 @@ void Graph::BumpStructure() {
   }
 }
 
+void Graph::SetNodeOrder(const std::vector<Node*>& order) {
+  std::vector<std::pair<Node*, int64_t>> old;
+  old.reserve(order.size());
+  for (size_t i = 0; i < order.size(); ++i) {
+    old.emplace_back(order[i], order[i]->order_);
+    order[i]->order_ = static_cast<int64_t>(i);
+  }
+  BumpStructure();
+  Journal& j = model_->journal();
+  if (j.active())
+    j.Record([this, old = std::move(old)] {
+      for (const auto& [n, o] : old) n->order_ = o;
+      BumpStructure();
+    });
+}
+
 void Graph::ClearAnalyses() const {
   analysis_data_.reset();
   for (uint64_t& s : analysis_stamps_) s = ~0ull;

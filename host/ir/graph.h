@@ -64,6 +64,10 @@ class Graph {
   // Removes a node and its outputs. Every output must be unused (rewire consumers first); throws otherwise.
   void RemoveNode(Node* n);
 
+  // Makes `order` (every node of this graph once, in a topological order: the caller checks) the order in which
+  // TopologicalOrder lists them and export writes them, by setting the nodes' position hints. Journaled.
+  void SetNodeOrder(const std::vector<Node*>& order);
+
   // ---- values
   Value* FindValue(std::string_view name) const;  // this scope only
   Value* LookupValue(std::string_view name) const;  // this scope, then enclosing scopes

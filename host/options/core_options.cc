@@ -56,6 +56,9 @@ constexpr OptionAlias kAliases[] = {
      "A fusion rule pack (YAML) to load besides the shipped ones (appended to fusion.packs; repeatable)"},
     {"fusion.report", "--fusion-report", "", "FILE", false, true,
      "Write every fusion candidate and its decision to this text file (fusion.report)"},
+    {"memory.plan", "--memory-plan", "", "FILE", false, true,
+     "Write the memory plan (offsets, sizes and live ranges of the intermediates, arena, lower bound) to this JSON "
+     "file (memory.plan; MemoryPlanningPass, O2 and O3)"},
 };
 
 }  // namespace

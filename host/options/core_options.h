@@ -5,7 +5,7 @@
 //
 // Also the one table of option aliases: the `kiln compile` flags and top-level pipeline keys that stand for an
 // option (`--target NAME` and `target:` for oo.target, `--fusion-pack FILE` and `fusion_packs:` for fusion.packs,
-// `--fusion-report FILE` for fusion.report). The CLI (host/cli/compile_command.cc) and the pipeline loader
+// `--fusion-report FILE` for fusion.report, `--memory-plan FILE` for memory.plan). The CLI (host/cli/compile_command.cc) and the pipeline loader
 // (host/pipeline/pipeline_loader.cc) both read it, and README.md's compile flags table lists it.
 #pragma once
 

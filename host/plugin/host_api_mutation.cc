@@ -3,12 +3,15 @@
 // themselves in the model's journal, so that a failed pass call is rolled back to the graph as it was.
 // Arguments are checked before anything changes: a refused call leaves the graph untouched.
 #include <stdexcept>
+#include <unordered_map>
+#include <vector>
 
 #include <onnx/defs/schema.h>
 
 #include "compile/resource_limits.h"
 #include "ir/graph.h"
 #include "ir/model.h"
+#include "ir/topo_order.h"
 #include "kernels/runtime_value.h"
 #include "driver/rewrite_helpers.h"
 #include "plugin/host_api.h"
@@ -254,7 +257,43 @@ KilnStatus* NodeInlineSubgraph(KilnNode* n, size_t index) {
 
 }  // namespace
 
+// A node as messages name it: its name, or its op type and first output when it has none.
+std::string NodeLabel(const Node& n) {
+  if (!n.name().empty()) return "node '" + n.name() + "'";
+  const Value* out = n.output(0);
+  return n.op_type() + " node" + (out ? " writing '" + out->name() + "'" : std::string());
+}
+
+// ABI 1.5: a schedule chosen by a pass. Checked first (every node once, producers first), then set.
+KilnStatus* GraphSetNodeOrder(KilnGraph* g, KilnNode* const* nodes, size_t count) {
+  return Guarded([&] {
+    Graph& graph = LiveGraph(g);
+    if (!nodes && count) throw std::invalid_argument("nodes is NULL");
+    if (count != graph.num_nodes())
+      throw std::invalid_argument("the order lists " + std::to_string(count) + " nodes, graph '" + graph.name() +
+                                  "' has " + std::to_string(graph.num_nodes()));
+    std::unordered_map<const Node*, size_t> position;
+    std::vector<Node*> order;
+    order.reserve(count);
+    for (size_t i = 0; i < count; ++i) {
+      Node& n = LiveNode(nodes[i]);
+      if (n.graph() != &graph)
+        throw std::invalid_argument(NodeLabel(n) + " is not a node of graph '" + graph.name() + "'");
+      if (!position.emplace(&n, i).second) throw std::invalid_argument(NodeLabel(n) + " is listed twice");
+      order.push_back(&n);
+    }
+    for (Node* n : order)
+      ForEachDependent(graph, n, [&](Node* reader) {
+        if (position.at(reader) < position.at(n))
+          throw std::invalid_argument(NodeLabel(*reader) + " comes before " + NodeLabel(*n) +
+                                      ", whose output it reads");
+      });
+    graph.SetNodeOrder(order);
+  });
+}
+
 void FillMutationSlots(KilnHostApi& api) {
+  api.graph_set_node_order = GraphSetNodeOrder;
   api.value_set_tensor_type = SetTensorType;
   api.graph_create_node = CreateNode;
   api.graph_create_constant = CreateConstant;

@@ -71,7 +71,7 @@ TEST_F(PipelineErrorsTest, UnknownPassListsTheRegisteredOnes) {
             "p.yaml:6:9: unknown pass 'ConstFoldingPass'; did you mean 'ConstantFoldingPass'? (registered passes: "
             "AutoFusionPass, CommonSubexpressionEliminationPass, ConstantFoldingPass, ConstantNodeToInitializerPass, "
             "DeadCodeEliminationPass, DimensionAdjustPass, DimensionComputePass, FuseBatchNormIntoConvPass, "
-            "IdentityEliminationPass, InferShapePass, PatternFusionPass, PotentialConstTakenEffectPass, "
+            "IdentityEliminationPass, InferShapePass, MemoryPlanningPass, PatternFusionPass, PotentialConstTakenEffectPass, "
             "ReplaceWithEmptyConstPass, ReshapeChainMergePass, ReshapeShapeChainPass, SqueezeUnsqueezePairPass, TransposePairMergePass)");
 }
 

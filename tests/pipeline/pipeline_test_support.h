@@ -27,7 +27,7 @@ inline void RegisterOptionsForTests(OptionRegistry& registry) {
   RegisterFoldingOptionStandIns(registry);
 }
 
-// Passes, their kind and the options that switch them, as the folding and fusion plugins register them.
+// Passes, their kind and the options that switch them, as the folding, fusion and memory plugins register them.
 class FakePassCatalog : public PassCatalog {
  public:
   FakePassCatalog() {
@@ -48,7 +48,8 @@ class FakePassCatalog : public PassCatalog {
                {"DeadCodeEliminationPass", "oo.deadCodeElimination"},
                {"CommonSubexpressionEliminationPass", "oo.commonSubexpressionElimination"},
                {"PatternFusionPass", ""},
-               {"AutoFusionPass", ""}};
+               {"AutoFusionPass", ""},
+               {"MemoryPlanningPass", ""}};
   }
 
   bool HasPass(std::string_view name) const override { return passes_.count(std::string(name)) != 0; }
@@ -77,9 +78,10 @@ class FakePassCatalog : public PassCatalog {
 
  private:
   std::map<std::string, std::string> passes_;
-  // The folding plugin's graph passes; the rest are node passes.
+  // The plugins' graph passes; the rest are node passes.
   std::set<std::string> graph_passes_ = {"InferShapePass", "DeadCodeEliminationPass",
-                                         "CommonSubexpressionEliminationPass", "PatternFusionPass", "AutoFusionPass"};
+                                         "CommonSubexpressionEliminationPass", "PatternFusionPass", "AutoFusionPass",
+                                         "MemoryPlanningPass"};
 };
 
 // A fresh directory under the system temp dir, removed with everything in it at the end of the test.

@@ -25,9 +25,10 @@ TEST_F(ShippedPipelinesTest, EachLoadsAtItsLevelWithGesStages) {
   for (OptLevel level : kAllOptLevels) {
     Pipeline p = Load(std::string(OptLevelName(level)));
     EXPECT_EQ(p.level, level);
-    // GE's four stages at every level, and the Autofuse stage from O2 on.
+    // GE's four stages at every level, and the Autofuse and Build stages from O2 on.
     Strings expected{"Prepare", "OptimizeStage1", "OptimizeStage2", "BeforeAutofuse"};
     if (level >= OptLevel::kO2) expected.push_back("Autofuse");
+    if (level >= OptLevel::kO2) expected.push_back("Build");
     EXPECT_EQ(Names(p.stages), expected) << OptLevelName(level);
     EXPECT_TRUE(p.warnings.empty()) << OptLevelName(level);
   }
@@ -76,7 +77,11 @@ TEST_F(ShippedPipelinesTest, HigherLevelsExtendTheLowerAndAddPasses) {
   EXPECT_EQ(Names(o2.FindStage("Autofuse")->passes),
             (Strings{"InferShapePass", "PatternFusionPass", "AutoFusionPass", "DeadCodeEliminationPass"}));
   EXPECT_EQ(Names(o3.FindStage("Autofuse")->passes), Names(o2.FindStage("Autofuse")->passes));
-  EXPECT_EQ(o2.plugins.back().name, "fusion");
+  EXPECT_EQ(o2.plugins.back().name, "memory");
+  EXPECT_EQ(o2.plugins[o2.plugins.size() - 2].name, "fusion");
+  EXPECT_EQ(o1.FindStage("Build"), nullptr);
+  EXPECT_EQ(Names(o2.FindStage("Build")->passes), (Strings{"InferShapePass", "MemoryPlanningPass"}));
+  EXPECT_EQ(Names(o3.FindStage("Build")->passes), Names(o2.FindStage("Build")->passes));
 }
 
 TEST_F(ShippedPipelinesTest, AUserFileExtendingO1CanRemoveAPass) {

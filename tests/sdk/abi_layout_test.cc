@@ -165,7 +165,7 @@ static_assert(offsetof(KilnOutlineInfo, reserved0) == 44);
 static_assert(offsetof(KilnOutlineInfo, embed_constant_max_bytes) == 48);
 static_assert(offsetof(KilnOutlineInfo, call_name) == 56);
 
-static_assert(sizeof(KilnHostApi) == 1488);
+static_assert(sizeof(KilnHostApi) == 1496);
 static_assert(offsetof(KilnHostApi, struct_size) == 0);
 static_assert(offsetof(KilnHostApi, abi_version) == 8);
 static_assert(offsetof(KilnHostApi, reserved0) == 12);
@@ -353,6 +353,7 @@ static_assert(offsetof(KilnHostApi, target_preferred_format) == 1456);  // since
 static_assert(offsetof(KilnHostApi, host_config_dir) == 1464);  // since 1.3
 static_assert(offsetof(KilnHostApi, node_call_instance) == 1472);  // since 1.3
 static_assert(offsetof(KilnHostApi, value_shape_data) == 1480);  // since 1.4
+static_assert(offsetof(KilnHostApi, graph_set_node_order) == 1488);  // since 1.5
 
 // ---- the constants of 1.2 ----
 static_assert(KILN_ABI_VERSION_1_2 == 0x00010002u);
@@ -384,6 +385,11 @@ static_assert(KILN_ABI_VERSION_1_4 == 0x00010004u);
 static_assert(std::is_same_v<decltype(KilnHostApi::value_shape_data),
                              int64_t (*)(KilnValue*, int64_t*, const char**, size_t, int32_t*)>);
 
+// ---- 1.5 ----
+static_assert(KILN_ABI_VERSION_1_5 == 0x00010005u);
+static_assert(std::is_same_v<decltype(KilnHostApi::graph_set_node_order),
+                             KilnStatus* (*)(KilnGraph*, KilnNode* const*, size_t)>);
+
 // ---- the entry point never changes ----
 static_assert(std::is_same_v<decltype(&kiln_plugin_entry), KilnPluginEntryFn>);
 static_assert(std::is_same_v<KilnPluginEntryFn,
@@ -392,14 +398,15 @@ static_assert(std::is_same_v<KilnPluginEntryFn,
 namespace {
 
 TEST(AbiVersion, MacrosPackMajorAndMinor) {
-  EXPECT_EQ(KILN_ABI_VERSION, 0x00010004u);
+  EXPECT_EQ(KILN_ABI_VERSION, 0x00010005u);
   EXPECT_EQ(KILN_ABI_VERSION_1_0, 0x00010000u);
   EXPECT_EQ(KILN_ABI_VERSION_1_1, 0x00010001u);
   EXPECT_EQ(KILN_ABI_VERSION_1_2, 0x00010002u);
   EXPECT_EQ(KILN_ABI_VERSION_1_3, 0x00010003u);
-  EXPECT_EQ(KILN_ABI_VERSION_1_4, KILN_ABI_VERSION);
+  EXPECT_EQ(KILN_ABI_VERSION_1_4, 0x00010004u);
+  EXPECT_EQ(KILN_ABI_VERSION_1_5, KILN_ABI_VERSION);
   EXPECT_EQ(KILN_ABI_VERSION_GET_MAJOR(KILN_ABI_VERSION), 1u);
-  EXPECT_EQ(KILN_ABI_VERSION_GET_MINOR(KILN_ABI_VERSION), 4u);
+  EXPECT_EQ(KILN_ABI_VERSION_GET_MINOR(KILN_ABI_VERSION), 5u);
   EXPECT_EQ(KILN_ABI_VERSION_GET_MAJOR(KILN_MAKE_ABI_VERSION(2, 7)), 2u);
   EXPECT_EQ(KILN_ABI_VERSION_GET_MINOR(KILN_MAKE_ABI_VERSION(2, 7)), 7u);
   EXPECT_STREQ(KILN_PLUGIN_ENTRY_SYMBOL, "kiln_plugin_entry");

@@ -55,6 +55,7 @@
  *        (target_active .. target_preferred_format); host_config_dir; node_call_instance (a call's body typed
  *        for that call).
  *   1.4  value_shape_data: what shape inference computed of an integer tensor made from shapes.
+ *   1.5  graph_set_node_order: a pass chooses the order in which export writes a graph's nodes (a schedule).
  *
  * This header compiles as C99 and as C++.
  */
@@ -73,7 +74,7 @@ extern "C" {
  * ------------------------------------------------------------------------------------------------------------- */
 
 #define KILN_ABI_VERSION_MAJOR 1
-#define KILN_ABI_VERSION_MINOR 4
+#define KILN_ABI_VERSION_MINOR 5
 /* Casts that C++ code compiled with -Wold-style-cast also accepts. */
 #ifdef __cplusplus
 #define KILN_U32_(x) static_cast<uint32_t>(x)
@@ -94,6 +95,7 @@ extern "C" {
 #define KILN_ABI_VERSION_1_2 KILN_MAKE_ABI_VERSION(1, 2)
 #define KILN_ABI_VERSION_1_3 KILN_MAKE_ABI_VERSION(1, 3)
 #define KILN_ABI_VERSION_1_4 KILN_MAKE_ABI_VERSION(1, 4)
+#define KILN_ABI_VERSION_1_5 KILN_MAKE_ABI_VERSION(1, 5)
 
 /** The name of the entry symbol, for the loader. */
 #define KILN_PLUGIN_ENTRY_SYMBOL "kiln_plugin_entry"
@@ -962,6 +964,14 @@ struct KilnHostApi {
       unknown. Either array may be NULL (capacity 0 asks for the count). */
   int64_t (*value_shape_data)(KilnValue* value, int64_t* out_values, const char** out_symbols, size_t capacity,
                               int32_t* out_is_scalar);
+
+  /* ----- since 1.5 ----- */
+  /** Makes `nodes` the order of graph's nodes: the order graph_nodes and graph_topo_order give and export writes
+      (a schedule, e.g. one that lowers peak memory). `nodes` must list every node of graph exactly once, in a
+      topological order (a node after every producer of what it reads, inside its subgraphs too); otherwise
+      INVALID_ARGUMENT naming the first offending node, and nothing changes. Only the order changes: no node,
+      value or attribute does. Journaled like every change; invalidates the cached analyses. */
+  KilnStatus* (*graph_set_node_order)(KilnGraph* graph, KilnNode* const* nodes, size_t count);
 };
 
 #ifdef __cplusplus

@@ -669,6 +669,8 @@ class Graph {
   void RemoveOutput(size_t i) const;
   // The cached topological order (host analysis).
   std::vector<Node> TopoOrder() const;
+  // ABI 1.5: makes `order` (every node of this graph once, topologically sorted) the order export writes.
+  void SetNodeOrder(const std::vector<Node>& order) const;
 
  private:
   KilnGraph* g_ = nullptr;
@@ -1065,6 +1067,13 @@ inline std::vector<Node> Graph::TopoOrder() const {
   std::vector<KilnNode*> raw(Host().graph_topo_order(g_, nullptr, 0));
   raw.resize(Host().graph_topo_order(g_, raw.data(), raw.size()));
   return std::vector<Node>(raw.begin(), raw.end());
+}
+inline void Graph::SetNodeOrder(const std::vector<Node>& order) const {
+  KILN_SDK_REQUIRE_SLOT(graph_set_node_order);
+  std::vector<KilnNode*> raw;
+  raw.reserve(order.size());
+  for (const Node& n : order) raw.push_back(n.raw());
+  Check(Host().graph_set_node_order(g_, raw.data(), raw.size()));
 }
 
 // ---------------------------------------------------------------------------------------------------------------

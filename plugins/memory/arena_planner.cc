@@ -1,0 +1,179 @@
+// The lower bound and the two planners; see arena_planner.h.
+#include "arena_planner.h"
+
+#include <algorithm>
+#include <map>
+#include <numeric>
+#include <utility>
+
+namespace kiln::memory {
+namespace {
+
+template <class SizeOf>
+uint64_t HeaviestStep(const std::vector<Interval>& buffers, SizeOf size_of) {
+  // +size at `first`, -size after `last`; at one step the additions come before the removals of the next.
+  std::vector<std::pair<int64_t, int64_t>> events;  // (step * 2 + kind, index): kind 0 = end, 1 = start
+  events.reserve(buffers.size() * 2);
+  for (size_t i = 0; i < buffers.size(); ++i) {
+    events.emplace_back(buffers[i].first * 2 + 1, static_cast<int64_t>(i));
+    events.emplace_back((buffers[i].last + 1) * 2, static_cast<int64_t>(i));
+  }
+  std::sort(events.begin(), events.end());
+  uint64_t live = 0, peak = 0;
+  for (const auto& [key, i] : events) {
+    const uint64_t bytes = size_of(buffers[static_cast<size_t>(i)]);
+    if (key % 2 == 1) {
+      live += bytes;
+      peak = std::max(peak, live);
+    } else {
+      live -= bytes;
+    }
+  }
+  return peak;
+}
+
+bool Overlap(const Interval& a, const Interval& b) { return a.first <= b.last && b.first <= a.last; }
+
+// The placed buffers whose steps may meet a query's: buckets of consecutive steps, each listing the buffers that
+// touch it, so a query looks at the buffers of its own buckets only (not at every placed buffer).
+class StepIndex {
+ public:
+  explicit StepIndex(const std::vector<Interval>& buffers) : buffers_(buffers), seen_(buffers.size(), 0) {
+    int64_t lo = 0, hi = 0;
+    for (const Interval& b : buffers) lo = std::min(lo, b.first), hi = std::max(hi, b.last);
+    lo_ = lo;
+    width_ = std::max<int64_t>(1, (hi - lo + 1 + 4095) / 4096);
+    buckets_.resize(static_cast<size_t>((hi - lo) / width_ + 1));
+  }
+  void Add(size_t i) {
+    for (size_t b = Bucket(buffers_[i].first); b <= Bucket(buffers_[i].last); ++b) buckets_[b].push_back(i);
+  }
+  // The placed buffers that overlap buffer `i` in time.
+  std::vector<size_t> Overlapping(size_t i) {
+    ++stamp_;
+    std::vector<size_t> out;
+    for (size_t b = Bucket(buffers_[i].first); b <= Bucket(buffers_[i].last); ++b)
+      for (size_t j : buckets_[b])
+        if (seen_[j] != stamp_ && Overlap(buffers_[i], buffers_[j])) seen_[j] = stamp_, out.push_back(j);
+    return out;
+  }
+
+ private:
+  size_t Bucket(int64_t step) const { return static_cast<size_t>((step - lo_) / width_); }
+  const std::vector<Interval>& buffers_;
+  std::vector<uint64_t> seen_;
+  uint64_t stamp_ = 0;
+  int64_t lo_ = 0, width_ = 1;
+  std::vector<std::vector<size_t>> buckets_;
+};
+
+}  // namespace
+
+uint64_t LowerBound(const std::vector<Interval>& buffers) {
+  return HeaviestStep(buffers, [](const Interval& b) { return AlignUp(b.size); });
+}
+
+uint64_t PeakLiveBytes(const std::vector<Interval>& buffers) {
+  return HeaviestStep(buffers, [](const Interval& b) { return b.size; });
+}
+
+namespace {
+
+// Places the buffers in `order`, each into the smallest gap between the already placed buffers that overlap it in
+// time, or above the highest of them.
+ArenaPlan PlaceInOrder(const std::vector<Interval>& buffers, const std::vector<size_t>& order, std::string name) {
+  ArenaPlan plan{std::move(name), 0, std::vector<uint64_t>(buffers.size(), 0)};
+  StepIndex index(buffers);
+  for (size_t i : order) {
+    const uint64_t need = AlignUp(buffers[i].size);
+    std::vector<size_t> near = index.Overlapping(i);
+    std::sort(near.begin(), near.end(), [&](size_t a, size_t b) { return plan.offsets[a] < plan.offsets[b]; });
+    uint64_t top = 0, best = 0, best_gap = UINT64_MAX;
+    for (size_t j : near) {
+      if (plan.offsets[j] >= top && plan.offsets[j] - top >= need && plan.offsets[j] - top < best_gap)
+        best = top, best_gap = plan.offsets[j] - top;
+      top = std::max(top, plan.offsets[j] + AlignUp(buffers[j].size));
+    }
+    plan.offsets[i] = best_gap == UINT64_MAX ? top : best;
+    plan.arena = std::max(plan.arena, plan.offsets[i] + need);
+    index.Add(i);
+  }
+  return plan;
+}
+
+bool LargerFirst(const std::vector<Interval>& buffers, size_t a, size_t b) {
+  const uint64_t sa = AlignUp(buffers[a].size), sb = AlignUp(buffers[b].size);
+  return sa != sb ? sa > sb : buffers[a].first < buffers[b].first;
+}
+
+}  // namespace
+
+ArenaPlan GreedyBySize(const std::vector<Interval>& buffers) {
+  std::vector<size_t> order(buffers.size());
+  std::iota(order.begin(), order.end(), size_t{0});
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return LargerFirst(buffers, a, b); });
+  return PlaceInOrder(buffers, order, "greedy_by_size");
+}
+
+ArenaPlan GreedyByBreadth(const std::vector<Interval>& buffers) {
+  if (buffers.empty()) return {"greedy_by_breadth", 0, {}};
+  int64_t lo = buffers[0].first, hi = buffers[0].last;
+  for (const Interval& b : buffers) lo = std::min(lo, b.first), hi = std::max(hi, b.last);
+  const size_t steps = static_cast<size_t>(hi - lo + 1);
+  std::vector<std::vector<size_t>> at(steps);
+  std::vector<uint64_t> live(steps, 0);
+  for (size_t i = 0; i < buffers.size(); ++i)
+    for (int64_t s = buffers[i].first; s <= buffers[i].last; ++s) {
+      at[static_cast<size_t>(s - lo)].push_back(i);
+      live[static_cast<size_t>(s - lo)] += AlignUp(buffers[i].size);
+    }
+  std::vector<size_t> by_breadth(steps);
+  std::iota(by_breadth.begin(), by_breadth.end(), size_t{0});
+  std::stable_sort(by_breadth.begin(), by_breadth.end(), [&](size_t a, size_t b) { return live[a] > live[b]; });
+  std::vector<size_t> order;
+  order.reserve(buffers.size());
+  std::vector<bool> taken(buffers.size(), false);
+  for (size_t s : by_breadth) {
+    std::stable_sort(at[s].begin(), at[s].end(), [&](size_t a, size_t b) { return LargerFirst(buffers, a, b); });
+    for (size_t i : at[s])
+      if (!taken[i]) taken[i] = true, order.push_back(i);
+  }
+  return PlaceInOrder(buffers, order, "greedy_by_breadth");
+}
+
+ArenaPlan BestFit(const std::vector<Interval>& buffers) {
+  ArenaPlan plan{"best_fit", 0, std::vector<uint64_t>(buffers.size(), 0)};
+  std::vector<size_t> order(buffers.size());
+  std::iota(order.begin(), order.end(), size_t{0});
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    if (buffers[a].first != buffers[b].first) return buffers[a].first < buffers[b].first;
+    return AlignUp(buffers[a].size) > AlignUp(buffers[b].size);
+  });
+  std::multimap<uint64_t, size_t> active;  // offset -> buffer, the blocks in use
+  for (size_t i : order) {
+    for (auto it = active.begin(); it != active.end();)
+      it = buffers[it->second].last < buffers[i].first ? active.erase(it) : std::next(it);
+    const uint64_t need = AlignUp(buffers[i].size);
+    uint64_t top = 0, best = 0, best_gap = UINT64_MAX;
+    for (const auto& [offset, j] : active) {
+      if (offset >= top && offset - top >= need && offset - top < best_gap) best = top, best_gap = offset - top;
+      top = std::max(top, offset + AlignUp(buffers[j].size));
+    }
+    plan.offsets[i] = best_gap == UINT64_MAX ? top : best;
+    plan.arena = std::max(plan.arena, plan.offsets[i] + need);
+    active.emplace(plan.offsets[i], i);
+  }
+  return plan;
+}
+
+ArenaPlan PlanArena(const std::vector<Interval>& buffers, std::vector<ArenaPlan>* tried) {
+  std::vector<ArenaPlan> plans = {GreedyBySize(buffers), GreedyByBreadth(buffers), BestFit(buffers)};
+  size_t best = 0;
+  for (size_t i = 1; i < plans.size(); ++i)
+    if (plans[i].arena < plans[best].arena) best = i;
+  ArenaPlan kept = plans[best];
+  if (tried) *tried = std::move(plans);
+  return kept;
+}
+
+}  // namespace kiln::memory

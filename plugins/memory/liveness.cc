@@ -1,0 +1,208 @@
+// Liveness and in-place reuse; see liveness.h.
+#include "liveness.h"
+
+#include <algorithm>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace kiln::memory {
+namespace {
+
+// Ops whose output 0 is input 0's bytes under another shape.
+bool IsView(std::string_view op) {
+  return op == "Reshape" || op == "Squeeze" || op == "Unsqueeze" || op == "Flatten" || op == "Identity";
+}
+
+// Element-wise ops of the default domain: output element i depends on input elements i only (inputs broadcast).
+bool IsElementwise(std::string_view op) {
+  static const std::unordered_set<std::string_view> kOps = {
+      // unary
+      "Abs", "Acos", "Acosh", "Asin", "Asinh", "Atan", "Atanh", "Ceil", "Celu", "Clip", "Cos", "Cosh", "Elu", "Erf",
+      "Exp", "Floor", "Gelu", "HardSigmoid", "HardSwish", "LeakyRelu", "Log", "Mish", "Neg", "Not", "Reciprocal",
+      "Relu", "Round", "Selu", "Sigmoid", "Sign", "Sin", "Sinh", "Softplus", "Softsign", "Sqrt", "Tan", "Tanh",
+      "ThresholdedRelu",
+      // binary and variadic, with broadcasting
+      "Add", "Sub", "Mul", "Div", "Pow", "PRelu", "Mod", "And", "Or", "Xor", "BitShift", "Max", "Min", "Sum", "Mean",
+      "Where"};
+  return kOps.count(op) != 0;
+}
+
+std::string NodeLabel(const sdk::Node& n) {
+  return n.Name().empty() ? std::string(n.OpType()) : std::string(n.Name());
+}
+
+// The bytes of a planned value, or the reason it cannot be planned.
+uint64_t SizeOf(const sdk::Value& v, std::string* why) {
+  if (v.Kind() != KILN_TYPE_KIND_TENSOR) {
+    *why = v.Kind() == KILN_TYPE_KIND_NONE ? "no inferred type" : "not a tensor (a sequence, map or optional)";
+    return 0;
+  }
+  const int32_t elem = v.ElemType();
+  if (elem == KILN_ELEM_STRING) {
+    *why = "a string tensor: its bytes are known only when it runs";
+    return 0;
+  }
+  const size_t elem_bytes = kiln_elem_type_size(elem);
+  if (elem_bytes == 0) {
+    *why = "element type " + std::to_string(elem) + " has no fixed size";
+    return 0;
+  }
+  std::optional<sdk::TensorShape> shape = v.Shape();
+  if (!shape) {
+    *why = "no inferred shape";
+    return 0;
+  }
+  uint64_t count = 1;
+  for (size_t i = 0; i < shape->size(); ++i) {
+    const sdk::Dim& d = (*shape)[i];
+    if (!d.IsKnown()) {
+      *why = "dimension " + std::to_string(i) + " is " + (d.symbol.empty() ? "unknown" : "'" + d.symbol + "'");
+      return 0;
+    }
+    count *= static_cast<uint64_t>(d.value);
+  }
+  return count * elem_bytes;
+}
+
+class LivenessBuilder {
+ public:
+  LivenessBuilder(sdk::Graph main, bool in_place) : main_(main), in_place_(in_place) {}
+
+  Liveness Build(const std::vector<sdk::Node>& order) {
+    Walk(order);
+    out_.steps = static_cast<int64_t>(sequence_.size());
+    for (const sdk::Node& n : sequence_) AddOutputs(n);
+    for (LiveValue& lv : out_.values) SetLastUse(lv);
+    AssignBuffers();
+    return std::move(out_);
+  }
+
+ private:
+  // Numbers the steps: a holder's subgraph nodes first, then the holder.
+  void Walk(const std::vector<sdk::Node>& nodes) {
+    for (const sdk::Node& n : nodes) {
+      for (size_t i = 0; i < n.SubgraphCount(); ++i) Walk(n.Subgraph(i).TopoOrder());
+      step_[n.raw()] = static_cast<int64_t>(sequence_.size());
+      sequence_.push_back(n);
+      out_.schedule.push_back(NodeLabel(n));
+    }
+  }
+
+  void AddOutputs(const sdk::Node& n) {
+    if (n.Is("Constant")) return;
+    const sdk::Graph g = n.OwnerGraph();
+    for (const sdk::Value& v : n.Outputs()) {
+      if (!v || v.IsConstant()) continue;
+      LiveValue lv;
+      lv.value = v;
+      lv.name = std::string(v.Name());
+      lv.graph = std::string(g.Name());
+      lv.first = step_.at(n.raw());
+      lv.bytes = SizeOf(v, &lv.unplanned);
+      index_[v.raw()] = out_.values.size();
+      out_.values.push_back(std::move(lv));
+    }
+  }
+
+  // The node of graph g that is, or holds, n; null when n is not inside g.
+  static sdk::Node AncestorIn(sdk::Node n, const sdk::Graph& g) {
+    while (n && n.OwnerGraph() != g) n = n.OwnerGraph().ParentNode();
+    return n;
+  }
+
+  void SetLastUse(LiveValue& lv) {
+    lv.last = lv.first;
+    const sdk::Graph g = lv.value.OwnerGraph();
+    for (const sdk::Use& use : lv.value.Consumers()) {
+      sdk::Node reader = AncestorIn(use.node, g);
+      if (auto it = reader ? step_.find(reader.raw()) : step_.end(); it != step_.end())
+        lv.last = std::max(lv.last, it->second);
+    }
+    if (!lv.value.IsGraphOutput()) return;
+    if (sdk::Node holder = g.ParentNode()) {
+      lv.last = std::max(lv.last, step_.at(holder.raw()));  // the holder reads it at its step; nothing later does
+    } else {
+      lv.last = out_.steps - 1;
+      pinned_.insert(lv.value.raw());  // the caller reads it after the last step: never written over
+    }
+  }
+
+  LiveValue* Planned(const sdk::Value& v) {
+    auto it = v ? index_.find(v.raw()) : index_.end();
+    if (it == index_.end()) return nullptr;
+    LiveValue* lv = &out_.values[it->second];
+    return lv->unplanned.empty() && lv->buffer >= 0 ? lv : nullptr;
+  }
+
+  void Join(LiveValue& lv, const LiveValue& base, const char* kind) {
+    lv.buffer = base.buffer;
+    lv.reuse = kind;
+    lv.reuse_of = base.name;
+    Interval& b = out_.buffers[static_cast<size_t>(lv.buffer)];
+    b.last = std::max(b.last, lv.last);
+    if (pinned_.count(lv.value.raw())) pinned_buffers_.insert(lv.buffer);
+  }
+
+  // Tries to put lv (an output of n, at n's step) into an input's buffer.
+  bool Reuse(LiveValue& lv, const sdk::Node& n, size_t output) {
+    if (!in_place_ || output != 0 || !n.Domain().empty()) return false;
+    const std::string_view op = n.OpType();
+    if (IsView(op)) {
+      const LiveValue* in = Planned(n.Input(0));
+      if (!in || in->bytes != lv.bytes) return false;
+      Join(lv, *in, "view");
+      return true;
+    }
+    if (!IsElementwise(op)) return false;
+    for (size_t i = 0; i < n.InputCount(); ++i) {
+      const LiveValue* in = Planned(n.Input(i));
+      if (!in || in->bytes != lv.bytes || in->value.ElemType() != lv.value.ElemType()) continue;
+      if (in->value.OwnerGraph() != n.OwnerGraph() || pinned_buffers_.count(in->buffer)) continue;
+      if (out_.buffers[static_cast<size_t>(in->buffer)].last != lv.first) continue;  // read later: not dead yet
+      Join(lv, *in, "in-place");
+      return true;
+    }
+    return false;
+  }
+
+  void AssignBuffers() {
+    for (const sdk::Node& n : sequence_) {
+      for (size_t o = 0; o < n.OutputCount(); ++o) {
+        auto it = n.Output(o) ? index_.find(n.Output(o).raw()) : index_.end();
+        if (it == index_.end()) continue;
+        LiveValue& lv = out_.values[it->second];
+        if (!lv.unplanned.empty()) continue;
+        out_.intermediate_bytes += lv.bytes;
+        if (Reuse(lv, n, o)) continue;
+        lv.buffer = static_cast<int>(out_.buffers.size());
+        out_.buffers.push_back({lv.bytes, lv.first, lv.last});
+        if (pinned_.count(lv.value.raw())) pinned_buffers_.insert(lv.buffer);
+      }
+    }
+  }
+
+  sdk::Graph main_;
+  bool in_place_;
+  Liveness out_;
+  std::vector<sdk::Node> sequence_;
+  std::unordered_map<KilnNode*, int64_t> step_;
+  std::unordered_map<KilnValue*, size_t> index_;
+  std::unordered_set<KilnValue*> pinned_;  // the main graph's outputs
+  std::unordered_set<int> pinned_buffers_;
+};
+
+}  // namespace
+
+uint64_t PlannedBytes(const sdk::Value& value, std::string* why) {
+  std::string reason;
+  const uint64_t bytes = SizeOf(value, &reason);
+  if (why) *why = reason;
+  return reason.empty() ? bytes : 0;
+}
+
+Liveness ComputeLiveness(sdk::Graph graph, const std::vector<sdk::Node>& order, bool in_place) {
+  return LivenessBuilder(graph, in_place).Build(order);
+}
+
+}  // namespace kiln::memory

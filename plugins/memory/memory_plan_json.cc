@@ -1,0 +1,95 @@
+// JSON text of the memory plan; see memory_plan_json.h. (The SDK has no JSON library; this is all the plan needs.)
+#include "memory_plan_json.h"
+
+#include <cstdio>
+#include <string_view>
+
+namespace kiln::memory {
+namespace {
+
+std::string Quote(std::string_view s) {
+  std::string out = "\"";
+  for (char c : s) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          char buf[8];
+          std::snprintf(buf, sizeof buf, "\\u%04x", c);
+          out += buf;
+        } else {
+          out += c;
+        }
+    }
+  }
+  return out + "\"";
+}
+
+std::string Field(std::string_view key, uint64_t v) { return Quote(key) + ":" + std::to_string(v); }
+std::string Field(std::string_view key, int64_t v) { return Quote(key) + ":" + std::to_string(v); }
+std::string Field(std::string_view key, std::string_view v) { return Quote(key) + ":" + Quote(v); }
+
+size_t Unplanned(const Liveness& live) {
+  size_t n = 0;
+  for (const LiveValue& v : live.values) n += v.unplanned.empty() ? 0 : 1;
+  return n;
+}
+
+std::string Common(const MemoryPlan& plan) {
+  std::string s = Field("algorithm", plan.arena.algorithm) + "," + Field("order", plan.order) + "," +
+                  Field("arena_bytes", plan.arena.arena) + "," + Field("lower_bound_bytes", plan.lower_bound) + "," +
+                  Field("peak_live_bytes", plan.peak_live_bytes) + "," +
+                  Field("intermediate_bytes", plan.live.intermediate_bytes) + "," +
+                  Field("original_order_lower_bound_bytes", plan.original_lower_bound) + ",\"planners\":{";
+  for (size_t i = 0; i < plan.tried.size(); ++i)
+    s += (i ? "," : "") + Field(plan.tried[i].algorithm, plan.tried[i].arena);
+  return s + "}," + Field("buffers", static_cast<uint64_t>(plan.live.buffers.size())) + "," +
+         Field("unplanned_values", static_cast<uint64_t>(Unplanned(plan.live)));
+}
+
+}  // namespace
+
+std::string SummaryJson(const MemoryPlan& plan) {
+  size_t values = 0, views = 0, in_place = 0;
+  for (const LiveValue& v : plan.live.values) {
+    if (!v.unplanned.empty()) continue;
+    ++values;
+    views += v.reuse == "view" ? 1 : 0;
+    in_place += v.reuse == "in-place" ? 1 : 0;
+  }
+  return "{" + Common(plan) + "," + Field("planned_values", static_cast<uint64_t>(values)) + "," +
+         Field("views", static_cast<uint64_t>(views)) + "," + Field("in_place", static_cast<uint64_t>(in_place)) +
+         "}";
+}
+
+std::string PlanJson(const MemoryPlan& plan) {
+  std::string s = "{" + Field("model", plan.model) + "," + Field("alignment", kAlignment) + "," + Common(plan) +
+                  "," + Field("steps", plan.live.steps) + ",\n\"schedule\":[";
+  for (size_t i = 0; i < plan.live.schedule.size(); ++i) s += (i ? "," : "") + Quote(plan.live.schedule[i]);
+  s += "],\n\"values\":[";
+  bool first = true;
+  for (const LiveValue& v : plan.live.values) {
+    if (!v.unplanned.empty()) continue;
+    s += first ? "\n" : ",\n";
+    first = false;
+    s += "{" + Field("name", v.name) + "," + Field("graph", v.graph) + "," +
+         Field("offset", plan.arena.offsets[static_cast<size_t>(v.buffer)]) + "," + Field("size", v.bytes) + "," +
+         Field("first", v.first) + "," + Field("last", v.last) + "," + Field("buffer", static_cast<int64_t>(v.buffer));
+    if (!v.reuse.empty()) s += "," + Field("reuse", v.reuse) + "," + Field("reuse_of", v.reuse_of);
+    s += "}";
+  }
+  s += "],\n\"unplanned\":[";
+  first = true;
+  for (const LiveValue& v : plan.live.values) {
+    if (v.unplanned.empty()) continue;
+    s += first ? "\n" : ",\n";
+    first = false;
+    s += "{" + Field("name", v.name) + "," + Field("graph", v.graph) + "," + Field("reason", v.unplanned) + "}";
+  }
+  return s + "]}\n";
+}
+
+}  // namespace kiln::memory

@@ -1,0 +1,291 @@
+// MemoryPlanningPass (plugins/memory) through the real compiler on small ONNX text graphs: liveness and in-place
+// goldens (each value as "name first..last bN [view|in-place of V]"), subgraphs, unplanned values, the plan
+// file's form, the memory-aware order, and that the written model is unchanged but for that order.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "memory/plan_checker.h"
+#include "support/golden.h"
+#include "support/pass_runner.h"
+
+namespace kiln {
+namespace {
+
+using kiln::testing::Canonical;
+using kiln::testing::CheckMemoryPlan;
+using kiln::testing::ParseModel;
+using kiln::testing::PrintGraph;
+using kiln::testing::RunPasses;
+namespace fs = std::filesystem;
+
+std::string M(const std::string& graph) { return "<ir_version: 8, opset_import: [\"\" : 17]>\n" + graph; }
+
+struct Planned {
+  nlohmann::json plan;
+  kiln::testing::PassRun run;
+};
+
+// Runs shape inference and MemoryPlanningPass on `model` with a plan file, and reads the plan back.
+Planned Plan(Model& model, bool reorder = false) {
+  static int counter = 0;
+  const fs::path file = fs::temp_directory_path() / ("kiln_memory_plan_" + std::to_string(::getpid()) + "_" +
+                                                      std::to_string(counter++) + ".json");
+  Planned p;
+  p.run = RunPasses(model, {"InferShapePass", "MemoryPlanningPass"}, {},
+                    {{"memory.plan", file.string()}, {"memory.reorder", reorder ? "true" : "false"}});
+  std::ifstream in(file);
+  p.plan = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  fs::remove(file);
+  return p;
+}
+
+// One line per planned value, in the plan's order; then one per unplanned value.
+std::string Lines(const nlohmann::json& plan) {
+  std::string out;
+  for (const auto& v : plan["values"]) {
+    out += v["name"].get<std::string>() + " " + std::to_string(v["first"].get<int64_t>()) + ".." +
+           std::to_string(v["last"].get<int64_t>()) + " b" + std::to_string(v["buffer"].get<int64_t>());
+    if (v.contains("reuse")) out += " " + v["reuse"].get<std::string>() + " of " + v["reuse_of"].get<std::string>();
+    out += "\n";
+  }
+  for (const auto& v : plan["unplanned"])
+    out += v["name"].get<std::string>() + " unplanned: " + v["reason"].get<std::string>() + "\n";
+  return out;
+}
+
+// The changes MemoryPlanningPass reported (shape inference, which runs first, may report its own).
+uint64_t PlanningChanges(const kiln::testing::PassRun& run) {
+  uint64_t n = 0;
+  for (const auto& st : run.report["stages"])
+    for (const auto& pass : st["passes"])
+      if (pass["name"] == "MemoryPlanningPass") n += pass["changes"].get<uint64_t>();
+  return n;
+}
+
+// The model printed once shape inference has run (so only what planning does shows in a comparison).
+std::string Inferred(Model& m) {
+  RunPasses(m, {"InferShapePass"});
+  return PrintGraph(m);
+}
+
+TEST(MemoryPlanningPass, AChainOfElementwiseOpsRunsInOneBuffer) {
+  auto m = ParseModel(M(R"(g (float[16] x) => (float[16] y) {
+    a = Relu(x)
+    b = Exp(a)
+    c = Neg(b)
+    y = Sigmoid(c)
+  })"));
+  ASSERT_TRUE(m);
+  Planned p = Plan(*m);
+  ASSERT_TRUE(CheckMemoryPlan(p.plan));
+  // x is a graph input (not in the arena), so a needs a buffer; each later op overwrites its dying input.
+  EXPECT_EQ(Lines(p.plan), "a 0..1 b0\n"
+                           "b 1..2 b0 in-place of a\n"
+                           "c 2..3 b0 in-place of b\n"
+                           "y 3..3 b0 in-place of c\n");
+  EXPECT_EQ(p.plan["arena_bytes"], 64);
+  EXPECT_EQ(p.plan["lower_bound_bytes"], 64);
+  EXPECT_EQ(p.plan["intermediate_bytes"], 4 * 64);
+}
+
+TEST(MemoryPlanningPass, AnInputReadLaterIsNotOverwritten) {
+  auto m = ParseModel(M(R"(g (float[32] x) => (float[32] y) {
+    a = Relu(x)
+    b = Exp(a)
+    y = Add(a, b)
+  })"));
+  ASSERT_TRUE(m);
+  Planned p = Plan(*m);
+  ASSERT_TRUE(CheckMemoryPlan(p.plan));
+  // b may not take a's bytes (Add reads a after Exp); Add writes over a, its first dying input.
+  EXPECT_EQ(Lines(p.plan), "a 0..2 b0\n"
+                           "b 1..2 b1\n"
+                           "y 2..2 b0 in-place of a\n");
+  EXPECT_EQ(p.plan["lower_bound_bytes"], 256);
+  EXPECT_EQ(p.plan["arena_bytes"], 256);
+}
+
+TEST(MemoryPlanningPass, ViewsShareTheirInputsBufferAndKeepItAlive) {
+  auto m = ParseModel(M(R"(g (float[4,8] x) => (float[32] y, float[4,8] z) <int64[1] s = {32}> {
+    a = Relu(x)
+    r = Reshape(a, s)
+    b = Exp(a)
+    y = Neg(r)
+    z = Identity(b)
+  })"));
+  ASSERT_TRUE(m);
+  Planned p = Plan(*m);
+  ASSERT_TRUE(CheckMemoryPlan(p.plan));
+  // r is a's bytes: b cannot overwrite a at step 2 because r is read at step 3; y overwrites r (the buffer dies
+  // there). z is a view of b and a graph output.
+  EXPECT_EQ(Lines(p.plan), "a 0..2 b0\n"
+                           "r 1..3 b0 view of a\n"
+                           "b 2..4 b1\n"
+                           "y 3..4 b0 in-place of r\n"
+                           "z 4..4 b1 view of b\n");
+}
+
+TEST(MemoryPlanningPass, GraphOutputsAreNeverOverwritten) {
+  auto m = ParseModel(M(R"(g (float[16] x) => (float[16] a, float[16] y) {
+    a = Relu(x)
+    y = Exp(a)
+  })"));
+  ASSERT_TRUE(m);
+  Planned p = Plan(*m);
+  ASSERT_TRUE(CheckMemoryPlan(p.plan));
+  EXPECT_EQ(Lines(p.plan), "a 0..1 b0\n"
+                           "y 1..1 b1\n");
+}
+
+TEST(MemoryPlanningPass, AValueReadInsideABranchLivesUntilTheIfEnds) {
+  auto m = ParseModel(M(R"(g (bool c, float[16] x) => (float[16] y, float[16] w) {
+    a = Relu(x)
+    b = Neg(x)
+    y = If(c) <then_branch = t () => (float[16] tt) { tt = Exp(a) },
+               else_branch = e () => (float[16] ee) { ee = Identity(b) }>
+    w = Sigmoid(b)
+  })"));
+  ASSERT_TRUE(m);
+  Planned p = Plan(*m);
+  ASSERT_TRUE(CheckMemoryPlan(p.plan));
+  // Steps: a 0, b 1, then tt 2, else ee 3, the If 4, w 5. a and b are read inside the branches, so they live to
+  // step 4; tt may not overwrite a (another graph's value), the branch outputs live until the If; w overwrites b.
+  EXPECT_EQ(p.plan["schedule"], nlohmann::json::parse(R"(["Relu", "Neg", "Exp", "Identity", "If", "Sigmoid"])"));
+  EXPECT_EQ(Lines(p.plan), "a 0..4 b0\n"
+                           "b 1..5 b1\n"
+                           "tt 2..4 b2\n"
+                           "ee 3..4 b1 view of b\n"
+                           "y 4..5 b3\n"
+                           "w 5..5 b1 in-place of b\n");
+}
+
+TEST(MemoryPlanningPass, SymbolicShapesAreListedAsUnplanned) {
+  auto m = ParseModel(M(R"(g (float[N, 4] x) => (float[N, 4] y, float[4] s) <int64[1] ax = {0}> {
+    a = Relu(x)
+    y = Exp(a)
+    s = ReduceSum <keepdims = 0> (x, ax)
+  })"));
+  ASSERT_TRUE(m);
+  Planned p = Plan(*m);
+  ASSERT_TRUE(CheckMemoryPlan(p.plan));
+  EXPECT_EQ(Lines(p.plan), "s 2..2 b0\n"
+                           "a unplanned: dimension 0 is 'N'\n"
+                           "y unplanned: dimension 0 is 'N'\n");
+}
+
+TEST(MemoryPlanningPass, ThePlanFileIsWellFormed) {
+  auto m = ParseModel(M(R"(g (float[8,8] x) => (float[8,8] y) {
+    a = Relu(x)
+    b = MatMul(a, a)
+    y = Add(a, b)
+  })"));
+  ASSERT_TRUE(m);
+  Planned p = Plan(*m);
+  ASSERT_FALSE(p.plan.is_discarded()) << "the plan is not JSON";
+  EXPECT_TRUE(CheckMemoryPlan(p.plan));
+  EXPECT_EQ(p.plan["alignment"], 64);
+  EXPECT_EQ(p.plan["order"], "original");
+  EXPECT_EQ(p.plan["steps"], 3);
+  EXPECT_TRUE(p.plan["planners"].contains("greedy_by_size"));
+  EXPECT_TRUE(p.plan["planners"].contains("best_fit"));
+  EXPECT_TRUE(p.plan["unplanned"].empty());
+  // The compile report summarises it under the pass.
+  bool found = false;
+  for (const auto& st : p.run.report["stages"])
+    for (const auto& pass : st["passes"])
+      if (pass["name"] == "MemoryPlanningPass" && pass.contains("reports")) {
+        const auto& s = pass["reports"]["memory_plan"];
+        EXPECT_EQ(s["arena_bytes"], p.plan["arena_bytes"]);
+        EXPECT_EQ(s["lower_bound_bytes"], p.plan["lower_bound_bytes"]);
+        EXPECT_EQ(s["intermediate_bytes"], 3 * 256);
+        found = true;
+      }
+  EXPECT_TRUE(found) << p.run.report.dump(1);
+}
+
+TEST(MemoryPlanChecker, CatchesValuesThatShareBytesWhileLive) {
+  auto m = ParseModel(M(R"(g (float[32] x) => (float[32] y) {
+    a = Relu(x)
+    b = Exp(a)
+    y = Add(a, b)
+  })"));
+  ASSERT_TRUE(m);
+  Planned p = Plan(*m);
+  ASSERT_TRUE(CheckMemoryPlan(p.plan));
+  nlohmann::json bad = p.plan;
+  bad["values"][1]["offset"] = bad["values"][0]["offset"];  // b onto a, both live at steps 1..2
+  EXPECT_FALSE(CheckMemoryPlan(bad));
+  bad = p.plan;
+  bad["values"][1]["reuse"] = "in-place";  // b written over a, which Add reads later
+  bad["values"][1]["reuse_of"] = "a";
+  bad["values"][1]["buffer"] = bad["values"][0]["buffer"];
+  bad["values"][1]["offset"] = bad["values"][0]["offset"];
+  EXPECT_FALSE(CheckMemoryPlan(bad));
+  bad = p.plan;
+  bad["lower_bound_bytes"] = 128;
+  EXPECT_FALSE(CheckMemoryPlan(bad));
+}
+
+const char* kTwoBranches = R"(g (float[64,64] x) => (float[1,1] y) {
+    a1 = Relu(x)
+    b1 = Exp(x)
+    a2 = ReduceSum(a1)
+    b2 = ReduceSum(b1)
+    y = Add(a2, b2)
+  })";
+
+TEST(MemoryPlanningPass, ChangesNothingInTheModelWithoutReorder) {
+  auto m = ParseModel(M(kTwoBranches));
+  ASSERT_TRUE(m);
+  const std::string before = Inferred(*m);
+  Planned p = Plan(*m, /*reorder=*/false);
+  ASSERT_TRUE(CheckMemoryPlan(p.plan));
+  EXPECT_EQ(PlanningChanges(p.run), 0u);
+  EXPECT_EQ(PrintGraph(*m), before);
+  EXPECT_EQ(p.plan["order"], "original");
+}
+
+TEST(MemoryPlanningPass, AMemoryAwareOrderRunsOneBranchAtATime) {
+  auto m = ParseModel(M(kTwoBranches));
+  ASSERT_TRUE(m);
+  Planned p = Plan(*m, /*reorder=*/true);
+  ASSERT_TRUE(CheckMemoryPlan(p.plan));
+  EXPECT_GT(PlanningChanges(p.run), 0u);
+  EXPECT_EQ(p.plan["order"], "memory_aware");
+  // Written order: each big value is reduced before the next one is made. Same nodes, same edges.
+  EXPECT_EQ(PrintGraph(*m), Canonical(M(R"(g (float[64,64] x) => (float[1,1] y) {
+    a1 = Relu(x)
+    a2 = ReduceSum(a1)
+    b1 = Exp(x)
+    b2 = ReduceSum(b1)
+    y = Add(a2, b2)
+  })")));
+  EXPECT_EQ(p.plan["original_order_lower_bound_bytes"], 2 * 16384 + 64);
+  // At step 3 b1, its sum b2 and a2 are live: 16384 + 64 + 64.
+  EXPECT_EQ(p.plan["lower_bound_bytes"], 16384 + 128);
+  EXPECT_EQ(p.plan["arena_bytes"], 16384 + 128);
+}
+
+TEST(MemoryPlanningPass, AnOrderThatIsAlreadyBestIsKept) {
+  auto m = ParseModel(M(R"(g (float[64,64] x) => (float[1,1] y) {
+    a1 = Relu(x)
+    a2 = ReduceSum(a1)
+    b1 = Exp(x)
+    b2 = ReduceSum(b1)
+    y = Add(a2, b2)
+  })"));
+  ASSERT_TRUE(m);
+  const std::string before = Inferred(*m);
+  Planned p = Plan(*m, /*reorder=*/true);
+  ASSERT_TRUE(CheckMemoryPlan(p.plan));
+  EXPECT_EQ(PlanningChanges(p.run), 0u);
+  EXPECT_EQ(PrintGraph(*m), before);
+  EXPECT_EQ(p.plan["order"], "original");
+}
+
+}  // namespace
+}  // namespace kiln
