@@ -24,20 +24,18 @@ using Perm = std::vector<int64_t>;
 
 // Op(Transpose(x, p), scalars...) -> Transpose(Op(x, scalars...), p)
 constexpr auto kUnary = std::to_array<std::string_view>({
-    "Relu",   "Sigmoid", "Tanh",     "Abs",      "Neg",      "Exp",         "Log",         "Sqrt",
-    "Erf",    "Reciprocal", "Floor", "Ceil",     "Round",    "Sign",        "Sin",         "Cos",
-    "Tan",    "Asin",    "Acos",     "Atan",     "Sinh",     "Cosh",        "Asinh",       "Acosh",
-    "Atanh",  "Softplus", "Softsign", "Not",     "IsNaN",    "IsInf",       "HardSigmoid", "HardSwish",
-    "Selu",   "Elu",     "Celu",     "LeakyRelu", "ThresholdedRelu", "Gelu", "Cast",        "Clip"});
+    "Relu", "Sigmoid", "Tanh", "Abs", "Neg", "Exp", "Log", "Sqrt", "Erf", "Reciprocal", "Floor", "Ceil", "Round",
+    "Sign", "Sin", "Cos", "Tan", "Asin", "Acos", "Atan", "Sinh", "Cosh", "Asinh", "Acosh", "Atanh", "Softplus",
+    "Softsign", "Not", "IsNaN", "IsInf", "HardSigmoid", "HardSwish", "Selu", "Elu", "Celu", "LeakyRelu",
+    "ThresholdedRelu", "Gelu", "Cast", "Clip"});
 // Op(Transpose(x, p), c) -> Transpose(Op(x, Transpose(c, p^-1)), p), any input may carry the Transpose
 constexpr auto kNary = std::to_array<std::string_view>({
-    "Add",     "Sub",      "Mul",        "Div",        "Pow",       "Max",       "Min",        "Mean",
-    "Sum",     "Mod",      "Equal",      "Less",       "Greater",   "LessOrEqual", "GreaterOrEqual", "And",
-    "Or",      "Xor",      "BitShift",   "BitwiseAnd", "BitwiseOr", "BitwiseXor", "PRelu",     "Where"});
+    "Add", "Sub", "Mul", "Div", "Pow", "Max", "Min", "Mean", "Sum", "Mod", "Equal", "Less", "Greater", "LessOrEqual",
+    "GreaterOrEqual", "And", "Or", "Xor", "BitShift", "BitwiseAnd", "BitwiseOr", "BitwiseXor", "PRelu", "Where"});
 // Reduce<axes=A>(Transpose(x, p)) -> Transpose(Reduce<axes=p[A]>(x), q)
 constexpr auto kReduce = std::to_array<std::string_view>({
-    "ReduceSum",    "ReduceMean",      "ReduceMax",      "ReduceMin",  "ReduceProd",
-    "ReduceL1",     "ReduceL2",        "ReduceLogSum",   "ReduceLogSumExp", "ReduceSumSquare"});
+    "ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1", "ReduceL2", "ReduceLogSum",
+    "ReduceLogSumExp", "ReduceSumSquare"});
 
 template <size_t N>
 bool IsOneOf(const sdk::Node& n, const std::array<std::string_view, N>& ops) {
