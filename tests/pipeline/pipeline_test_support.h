@@ -40,6 +40,7 @@ class FakePassCatalog : public PassCatalog {
                {"PotentialConstTakenEffectPass", folding},
                {"IdentityEliminationPass", ""},
                {"ReshapeChainMergePass", ""},
+               {"TransposePushPass", ""},
                {"TransposePairMergePass", ""},
                {"SqueezeUnsqueezePairPass", ""},
                {"ConstantNodeToInitializerPass", ""},

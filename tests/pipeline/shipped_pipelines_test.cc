@@ -59,6 +59,11 @@ TEST_F(ShippedPipelinesTest, O1PlacesTheFoldingFamilyAsGeDoes) {
                            "CommonSubexpressionEliminationPass", "IdentityEliminationPass"}) {
     EXPECT_NE(std::find(stage1.begin(), stage1.end(), pass), stage1.end()) << pass;
   }
+  // Transposes are pushed in the same walk as the pair merge that cancels them when they meet.
+  auto push = std::find(stage1.begin(), stage1.end(), "TransposePushPass");
+  ASSERT_NE(push, stage1.end());
+  ASSERT_NE(push + 1, stage1.end());
+  EXPECT_EQ(*(push + 1), "TransposePairMergePass");
   EXPECT_EQ(Names(p.FindStage("OptimizeStage2")->passes), (Strings{"InferShapePass", "ConstantFoldingPass"}));
   EXPECT_EQ(Names(p.FindStage("BeforeAutofuse")->passes), (Strings{"InferShapePass", "ConstantFoldingPass"}));
 }
