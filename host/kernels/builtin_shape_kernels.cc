@@ -2,6 +2,7 @@
 // Unsqueeze, Flatten, Identity, Constant, ConstantOfShape, Range.
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 #include "kernels/builtin_util.h"
 
@@ -47,6 +48,10 @@ KernelResult Reshape(KernelCall& c) {
       if (infer >= 0) throw ModelError("Reshape: more than one -1 in the shape");
       infer = static_cast<int64_t>(i);
     } else {
+      // A negative size or a product past int64 is no shape (the fuzzer found the overflow).
+      if (shape[i] < 0) throw ModelError("Reshape: size " + std::to_string(shape[i]) + " is negative");
+      if (shape[i] > 0 && known > std::numeric_limits<int64_t>::max() / shape[i])
+        throw ModelError("Reshape: the shape has more elements than int64 can count");
       known *= shape[i];
     }
   }
