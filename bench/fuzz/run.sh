@@ -32,15 +32,20 @@ seed() {  # seed HARNESS FILE...
   local dir=$work/seeds/$1
   shift
   rm -rf "$dir" && mkdir -p "$dir"
-  for f in "$@"; do cp "$f" "$dir/$(echo "$f" | tr '/' '_' | sed 's/^_*//')"; done
+  for f in "$@"; do
+    local name=${f//\//_}
+    cp "$f" "$dir/${name##_}"
+  done
 }
 mapfile -t models < <(find "$TESTDATA" -name model.onnx -size -65k | sort)
-seed model_loader "${models[@]}"
-seed compile_diff "${models[@]}"
-seed pipeline_loader configs/pipelines/*.yaml
-seed fusion_pack configs/fusion/*.yaml
 for h in "${harnesses[@]}"; do
-  if [ -d "tests/fuzz/regressions/$h" ]; then cp tests/fuzz/regressions/"$h"/* "$work/seeds/$h/" 2>/dev/null || true; fi
+  case $h in
+    model_loader | compile_diff) seed "$h" "${models[@]}" ;;
+    pipeline_loader) seed "$h" configs/pipelines/*.yaml ;;
+    fusion_pack) seed "$h" configs/fusion/*.yaml ;;
+    *) echo "unknown harness $h" >&2; exit 2 ;;
+  esac
+  cp tests/fuzz/regressions/"$h"/* "$work/seeds/$h/" 2>/dev/null || true
 done
 
 # ASan: big allocations fail (std::bad_alloc, which the harnesses treat as "too large") instead of ending the
@@ -70,5 +75,7 @@ for h in "${harnesses[@]}"; do
   if [ "$running" -ge "$FUZZ_PARALLEL" ]; then wait -n || status=1; running=$((running - 1)); fi
 done
 wait || status=1
-grep -l 'ERROR: libFuzzer\|SUMMARY: \(Address\|Undefined\|Leak\)Sanitizer\|==ERROR' "$work"/logs/*.log 2>/dev/null && status=1
+for h in "${harnesses[@]}"; do
+  grep -l 'ERROR: libFuzzer\|SUMMARY: \(Address\|Undefined\|Leak\)Sanitizer\|==ERROR' "$work/logs/$h.log" && status=1
+done
 exit $status
