@@ -16,7 +16,14 @@ export CCACHE_BASEDIR := $(CURDIR)
 export CCACHE_NOHASHDIR := 1
 export CCACHE_MAXSIZE ?= 5G
 
-.PHONY: all install build demo test bench clean
+# `make fuzz`: the libFuzzer harnesses of tests/fuzz, built with clang, ASan and UBSan in their own folder, each run
+# for FUZZ_SECONDS on seed corpora (bench/fuzz/run.sh; bench/fuzz/README.md has a longer run's counts).
+FUZZ_BUILD ?= build-fuzz
+FUZZ_SECONDS ?= 300
+FUZZ_PACKAGES := clang clang-14 libclang-rt-14-dev
+FUZZ_TARGETS := model_loader_fuzzer pipeline_loader_fuzzer fusion_pack_fuzzer compile_diff_fuzzer
+
+.PHONY: all install build demo test bench fuzz fuzz-install fuzz-build clean
 
 all: build
 
@@ -48,5 +55,18 @@ test: build
 bench: build
 	bench/run_all.sh $(BUILD)
 
+fuzz-install: install
+	$(MAKE) install PACKAGES="$(FUZZ_PACKAGES)"
+
+$(FUZZ_BUILD)/build.ninja: | fuzz-install
+	cmake -S . -B $(FUZZ_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang \
+	  -DCMAKE_CXX_COMPILER=clang++ -DKILN_FUZZ=ON -DKILN_BUILD_TESTS=OFF -DKILN_BUILD_BENCH=OFF $(CMAKE_FLAGS)
+
+fuzz-build: fuzz-install $(FUZZ_BUILD)/build.ninja
+	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target $(FUZZ_TARGETS) kiln_kernels
+
+fuzz: fuzz-build
+	FUZZ_BUILD=$(FUZZ_BUILD) FUZZ_SECONDS=$(FUZZ_SECONDS) bench/fuzz/run.sh
+
 clean:
-	rm -rf $(BUILD)
+	rm -rf $(BUILD) $(FUZZ_BUILD)

@@ -40,7 +40,9 @@ std::vector<RtValue> ReadInputs(const Graph& g, const InputSpec& spec) {
   std::vector<RtValue> out(required.size());
   std::vector<bool> have(required.size(), false);
   for (const auto& [name, file] : spec.named) {
-    auto it = std::find_if(required.begin(), required.end(), [&](const Value* v) { return v->name() == name; });
+    // A copy of the binding for the lambda: clang before 16 cannot capture a structured binding.
+    auto it = std::find_if(required.begin(), required.end(),
+                           [&, &wanted = name](const Value* v) { return v->name() == wanted; });
     if (it == required.end()) {
       std::string names;
       for (const Value* v : required) names += (names.empty() ? "" : ", ") + v->name();

@@ -46,6 +46,17 @@ KernelResult Split(KernelCall& c) {
     if (len % parts != 0) return KernelResult::kUnsupported;
     split.assign(static_cast<size_t>(parts), len / parts);
   }
+  // The parts must tile the axis exactly: negative or too-long parts would read past the input.
+  int64_t total = 0;
+  for (int64_t s : split) {
+    if (s < 0 || s > len)
+      throw ModelError("Split: part " + std::to_string(s) + " is not within the axis of " + std::to_string(len));
+    total += s;
+  }
+  if (split.size() != c.num_outputs() || total != len)
+    throw ModelError("Split: " + std::to_string(split.size()) + " parts of " + std::to_string(total) +
+                     " elements do not split an axis of " + std::to_string(len) + " into " +
+                     std::to_string(c.num_outputs()) + " outputs");
   int64_t outer = 1, inner = 1;
   for (size_t i = 0; i < axis; ++i) outer *= x.dims()[i];
   for (size_t i = axis + 1; i < x.dims().size(); ++i) inner *= x.dims()[i];

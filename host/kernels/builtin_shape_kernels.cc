@@ -2,6 +2,7 @@
 // Unsqueeze, Flatten, Identity, Constant, ConstantOfShape, Range.
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 #include "kernels/builtin_util.h"
 
@@ -47,6 +48,10 @@ KernelResult Reshape(KernelCall& c) {
       if (infer >= 0) throw ModelError("Reshape: more than one -1 in the shape");
       infer = static_cast<int64_t>(i);
     } else {
+      // A negative size or a product past int64 is no shape (the fuzzer found the overflow).
+      if (shape[i] < 0) throw ModelError("Reshape: size " + std::to_string(shape[i]) + " is negative");
+      if (shape[i] > 0 && known > std::numeric_limits<int64_t>::max() / shape[i])
+        throw ModelError("Reshape: the shape has more elements than int64 can count");
       known *= shape[i];
     }
   }
@@ -161,11 +166,15 @@ KernelResult ConstantOfShape(KernelCall& c) {
 
 KernelResult Range(KernelCall& c) {
   const DataType t = c.tensor(0).type();
+  for (size_t i = 0; i < 3; ++i)
+    if (c.tensor(i).num_elements() != 1) throw ModelError("Range: start, limit and delta must be scalars");
   bool ok = DispatchNumeric(t, [&]<typename T>() {
     T start = c.tensor(0).values<T>()[0], limit = c.tensor(1).values<T>()[0], delta = c.tensor(2).values<T>()[0];
     if (delta == T(0)) throw ModelError("Range: delta is zero");
     double count = std::ceil((static_cast<double>(limit) - static_cast<double>(start)) / static_cast<double>(delta));
-    int64_t n = std::max<int64_t>(0, static_cast<int64_t>(count));
+    // NaN or infinite bounds, or more elements than int64 counts, are no range (the fuzzer found a NaN limit).
+    if (!(count < 9.2e18)) throw ModelError("Range: the number of elements is not finite or too large");
+    int64_t n = count > 0 ? static_cast<int64_t>(count) : 0;
     T* out = c.AllocateOutputAs<T>(0, t, {n});
     for (int64_t i = 0; i < n; ++i) out[i] = static_cast<T>(start + static_cast<T>(i) * delta);
   });

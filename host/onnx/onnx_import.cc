@@ -95,7 +95,14 @@ class Importer {
       model_.insertion_order = order++;
       Node* n = g.AddNodeWithOutputs(np.op_type(), np.domain(), np.name(), {}, outs);
       n->set_doc_string(np.doc_string());
-      for (auto& ap : *np.mutable_attribute()) n->SetAttribute(ImportAttribute(std::move(ap), n, where));
+      for (auto& ap : *np.mutable_attribute()) {
+        // A second attribute of one name would replace the first, and with it a subgraph already queued for
+        // declaring (found by fuzzing: a use after free).
+        if (n->FindAttribute(ap.name()) != nullptr)
+          throw ModelError(name_ + ": " + where + ": node '" + np.name() + "' (" + np.op_type() +
+                           ") has two attributes named '" + ap.name() + "'");
+        n->SetAttribute(ImportAttribute(std::move(ap), n, where));
+      }
       pending_.push_back({n, &np});
     }
   }
