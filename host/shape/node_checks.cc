@@ -29,6 +29,27 @@ constexpr SpatialOp kSpatialOps[] = {
     {"MaxRoiPool", 0, -1}, {"DeformConv", 0, 1},
 };
 
+// Inputs whose rank an op's inference indexes by without checking it (libonnx 1.12's Gemm reads dims 0 and 1 of
+// A and B: a scalar B crashed it, found by the compile_diff fuzzer).
+struct FixedRank {
+  std::string_view op;
+  int input;
+  size_t rank;
+};
+constexpr FixedRank kFixedRanks[] = {{"Gemm", 0, 2}, {"Gemm", 1, 2}};
+
+std::optional<size_t> RankOf(const Node& n, int input);
+
+std::optional<std::string> CheckFixedRanks(const Node& n) {
+  for (const FixedRank& f : kFixedRanks) {
+    if (f.op != n.op_type()) continue;
+    if (auto r = RankOf(n, f.input); r && *r != f.rank)
+      return "input " + std::to_string(f.input) + " has rank " + std::to_string(*r) + "; " + std::string(f.op) +
+             " needs rank " + std::to_string(f.rank);
+  }
+  return std::nullopt;
+}
+
 std::optional<size_t> RankOf(const Node& n, int input) {
   if (input < 0) return std::nullopt;
   const Value* v = n.input(static_cast<size_t>(input));
@@ -111,6 +132,8 @@ std::optional<std::string> CheckBeforeInference(const Node& n, const onnx::NodeP
     return what;
   }
   if (auto problem = CheckInputTypes(n, schema)) return problem;
+  if (n.domain().empty())
+    if (auto problem = CheckFixedRanks(n)) return problem;
   if (n.domain().empty())
     for (const SpatialOp& op : kSpatialOps)
       if (op.op == n.op_type()) return CheckSpatial(n, op);
