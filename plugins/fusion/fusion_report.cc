@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cstdio>
+
+#include <nlohmann/json.hpp>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -9,26 +11,10 @@
 namespace kiln::fusion {
 namespace {
 
-// JSON string escaping (the SDK has no JSON library; this is the whole of what the report needs).
+// JSON string escaping, by nlohmann_json (linked by this plugin itself, like yaml-cpp).
 std::string Quote(std::string_view s) {
-  std::string out = "\"";
-  for (char c : s) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", c);
-          out += buf;
-        } else {
-          out += c;
-        }
-    }
-  }
-  return out + "\"";
+  // Names from a model may be any bytes: invalid UTF-8 becomes U+FFFD rather than an exception.
+  return nlohmann::json(std::string(s)).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 std::string Number(double v) {

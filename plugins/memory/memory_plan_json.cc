@@ -1,31 +1,17 @@
-// JSON text of the memory plan; see memory_plan_json.h. (The SDK has no JSON library; this is all the plan needs.)
+// JSON text of the memory plan; see memory_plan_json.h. Strings are escaped by nlohmann_json, which this plugin links.
 #include "memory_plan_json.h"
 
 #include <cstdio>
+
+#include <nlohmann/json.hpp>
 #include <string_view>
 
 namespace kiln::memory {
 namespace {
 
 std::string Quote(std::string_view s) {
-  std::string out = "\"";
-  for (char c : s) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", c);
-          out += buf;
-        } else {
-          out += c;
-        }
-    }
-  }
-  return out + "\"";
+  // Names from a model may be any bytes: invalid UTF-8 becomes U+FFFD rather than an exception.
+  return nlohmann::json(std::string(s)).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 std::string Field(std::string_view key, uint64_t v) { return Quote(key) + ":" + std::to_string(v); }
