@@ -18,12 +18,15 @@
 // turns it into a status (kiln::sdk::Error keeps its code; kiln::sdk::Unsupported is a kernel's "try the next
 // level"; anything else becomes KILN_STATUS_INTERNAL). Host failures come back to the plugin as kiln::sdk::Error.
 //
-// The handles callbacks receive (Graph, Node, Value, TensorView, the contexts) are in kiln_plugin_handles.hpp,
+// The handles callbacks receive are in kiln_plugin_handles.hpp (Graph, Node, Value, TensorView),
+// kiln_plugin_model.hpp (Model, Function, analyses) and kiln_plugin_contexts.hpp (the contexts),
 // which this header includes. Build plugins with hidden visibility (kiln_add_plugin does so): the wrapper's
 // per-plugin state must not be shared between plugins.
 #pragma once
 
 #include <kiln/kiln_plugin_handles.hpp>
+#include <kiln/kiln_plugin_model.hpp>
+#include <kiln/kiln_plugin_contexts.hpp>
 
 #include <charconv>
 #include <concepts>
