@@ -1,8 +1,9 @@
-// ABI 1.3 slots that forward a pass's questions to the active target (oo.target; host/target/active_target.h):
+// ABI 1.3 (and 1.6: target_storage_shape) slots that forward a pass's questions to the active target (oo.target; host/target/active_target.h):
 // each checks its arguments, calls the target's callback in a frame of the target's plugin, and hands the answer
 // back, strings copied into the caller's frame. A failing callback's status (code and message, the target named)
 // is the slot's status. Without an active target, target_active answers NULL, target_engine_count 0, and the
 // others NOT_FOUND.
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
@@ -112,6 +113,23 @@ KilnStatus* TargetPreferredFormat(KilnNode* node, int32_t is_output, size_t inde
   });
 }
 
+KilnStatus* TargetStorageShape(KilnValue* value, const char* format, int64_t* out_dims, size_t capacity,
+                               size_t* out_rank) {
+  return Guarded([&] {
+    RequireOut(out_rank, "out_rank");
+    RequireOut(value, "value");
+    RequireOut(format, "format");
+    if (capacity && !out_dims) throw std::invalid_argument("out_dims is NULL but capacity is " + std::to_string(capacity));
+    const PluginTarget& t = Active();
+    if (!t.storage_shape)
+      throw SlotError(KILN_STATUS_FAILED_PRECONDITION,
+                      "target '" + t.name + "' (plugin " + t.plugin + ") does not describe storage shapes");
+    std::vector<int64_t> dims = target::StorageShape(t, FromKiln(value), format);
+    std::copy_n(dims.begin(), std::min(capacity, dims.size()), out_dims);
+    *out_rank = dims.size();
+  });
+}
+
 }  // namespace
 
 void FillTargetSlots(KilnHostApi& api) {
@@ -123,6 +141,7 @@ void FillTargetSlots(KilnHostApi& api) {
   api.target_sync_cost = TargetSyncCost;
   api.target_transfer_cost = TargetTransferCost;
   api.target_preferred_format = TargetPreferredFormat;
+  api.target_storage_shape = TargetStorageShape;
 }
 
 }  // namespace kiln::plugin

@@ -52,6 +52,7 @@ struct PluginTarget {
   KilnTargetSyncCostFn sync_cost = nullptr;        // may be null: no barriers
   KilnTargetTransferCostFn transfer_cost = nullptr;  // may be null: formats are free
   KilnTargetFormatFn preferred_format = nullptr;     // may be null: any format
+  KilnTargetStorageShapeFn storage_shape = nullptr;  // may be null (before 1.6, or layouts not described)
   const HostServices* services = nullptr;          // the plugin's, for the frames its callbacks run in
 };
 

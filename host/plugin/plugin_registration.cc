@@ -272,10 +272,13 @@ void PendingRegistration::AddTarget(const KilnTargetInfo* info) {
   t->transfer_cost = KILN_TARGET_FIELD_(transfer_cost, nullptr);
   t->preferred_format = KILN_TARGET_FIELD_(preferred_format, nullptr);
   KilnDestroyFn destroy = KILN_TARGET_FIELD_(destroy_user_data, nullptr);
+  // 1.6: only from a plugin that speaks it.
+  if (plugin_.negotiated_version >= KILN_ABI_VERSION_1_6)
+    t->storage_shape = KILN_TARGET_FIELD_(storage_shape, nullptr);
 #undef KILN_TARGET_FIELD_
   const bool any_1_3 = description || engines || engine_count || formats || format_count || details || user_data ||
                        t->node_engine || t->estimate || t->sync_cost || t->transfer_cost || t->preferred_format ||
-                       destroy;
+                       t->storage_shape || destroy;
   if (any_1_3) {
     if (!t->node_engine) throw std::invalid_argument(what + " has no node_engine callback");
     if (!t->estimate) throw std::invalid_argument(what + " has no estimate callback");

@@ -32,10 +32,17 @@ void AppendBodyVersions(const Function& f, std::string& key, std::vector<const F
     if (const Function* inner = f.model()->CalledFunction(*n)) AppendBodyVersions(*inner, key, seen);
 }
 
+// What value_is_constant calls a constant (an initializer that is no graph input, or a Constant node's output):
+// those become constants of the instance, every other input an input of it, so that a plugin can pair the
+// instance's inputs with the call's non-constant inputs in order.
 const Node* ConstantProducer(const Value* v) {
   const Node* p = v->producer();
-  return p != nullptr && p->op_type() == "Constant" && p->domain().empty() && p->num_inputs() == 0 ? p : nullptr;
+  return p != nullptr && p->op_type() == "Constant" && (p->domain().empty() || p->domain() == "ai.onnx") &&
+                 p->num_inputs() == 0
+             ? p
+             : nullptr;
 }
+bool IsInitializerConstant(const Value* v) { return v->initializer() != nullptr && !v->is_graph_input(); }
 
 std::string KeyOf(const Function& f, const Node& call) {
   std::string key = std::to_string(f.model()->function_changes()) + "|";
@@ -45,7 +52,7 @@ std::string KeyOf(const Function& f, const Node& call) {
     key += "|";
     if (v == nullptr) continue;
     key += v->type().ToString();
-    if (v->is_initializer()) key += "=" + std::to_string(reinterpret_cast<uintptr_t>(v->initializer().get()));
+    if (IsInitializerConstant(v)) key += "=" + std::to_string(reinterpret_cast<uintptr_t>(v->initializer().get()));
     if (const Node* c = ConstantProducer(v)) key += "=c" + std::to_string(reinterpret_cast<uintptr_t>(c));
   }
   key += "|";
@@ -69,7 +76,7 @@ std::unique_ptr<Model> Build(const Function& f, const Node& call) {
   for (const Value* v : call.inputs()) {
     if (v == nullptr) {
       inputs.push_back(nullptr);
-    } else if (v->initializer() != nullptr) {
+    } else if (IsInitializerConstant(v)) {
       Value* c = g.AddValue(g.FreshName(v->name()));
       c->SetType(v->type());
       g.SetInitializer(c, v->initializer());

@@ -147,6 +147,27 @@ double TransferCost(const PluginTarget& t, Value* value, const std::string& from
   return seconds;
 }
 
+std::vector<int64_t> StorageShape(const PluginTarget& t, Value* value, const std::string& format) {
+  RequireModel(t);
+  if (!t.storage_shape)
+    throw std::logic_error("target '" + t.name + "' (plugin " + t.plugin + ") does not describe storage shapes");
+  const std::string what = "storage_shape of value '" + value->name() + "' in " + format;
+  std::vector<int64_t> dims(8);
+  size_t rank = 0;
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    Call(t, what, [&] {
+      return t.storage_shape(t.user_data, plugin::ToKiln(value), format.c_str(), dims.data(), dims.size(), &rank);
+    });
+    if (rank <= dims.size()) break;
+    dims.resize(rank);  // the first call asked for more room
+  }
+  if (rank > dims.size()) throw std::runtime_error(what + ": the rank changed between two calls");
+  dims.resize(rank);
+  for (int64_t d : dims)
+    if (d < -1) throw std::runtime_error(what + ": dimension " + std::to_string(d) + " is below -1");
+  return dims;
+}
+
 std::string PreferredFormat(const PluginTarget& t, Node* node, bool is_output, size_t index) {
   RequireModel(t);
   if (!t.preferred_format) return "";

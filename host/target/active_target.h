@@ -67,5 +67,8 @@ double SyncCost(const PluginTarget& target, const std::string& from, const std::
 double TransferCost(const PluginTarget& target, Value* value, const std::string& from, const std::string& to);
 // The format preferred for input (is_output false) or output `index` of node; "" (any) without a callback.
 std::string PreferredFormat(const PluginTarget& target, Node* node, bool is_output, size_t index);
+// The dims value takes stored in format (-1: not a known number); std::logic_error (FAILED_PRECONDITION) when the
+// target has no storage_shape callback.
+std::vector<int64_t> StorageShape(const PluginTarget& target, Value* value, const std::string& format);
 
 }  // namespace kiln::target

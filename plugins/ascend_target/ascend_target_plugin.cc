@@ -80,6 +80,11 @@ class AscendTarget final : public sdk::Target {
     return Checked([&] { return model_.TransferCost(kiln::ascend::ReadTensor(value), from, to); });
   }
 
+  std::optional<std::vector<int64_t>> StorageShape(sdk::Value value, std::string_view format) override {
+    if (!value) throw sdk::Error("storage shape of a NULL value", KILN_STATUS_INVALID_ARGUMENT);
+    return Checked([&] { return model_.StorageShape(kiln::ascend::ReadTensor(value), format); });
+  }
+
   std::string PreferredFormat(sdk::Node node, bool is_output, size_t index) override {
     if (!kiln::ascend::IsFunctionCall(node))
       return model_.PreferredFormat(kiln::ascend::ReadNode(node), is_output, index);
@@ -87,7 +92,7 @@ class AscendTarget final : public sdk::Target {
     sdk::Value v = is_output ? node.Output(index) : node.Input(index);
     if (!v) return "ND";
     const std::string id = kiln::ascend::ReadTensor(v).id;
-    for (const OpNode& n : kiln::ascend::ReadGroup(std::span<const sdk::Node>(&node, 1))) {
+    for (const OpNode& n : kiln::ascend::ReadGroup(std::span<const sdk::Node>(&node, 1), false)) {
       const auto& list = is_output ? n.outputs : n.inputs;
       for (size_t i = 0; i < list.size(); ++i)
         if (list[i] && list[i]->id == id) return model_.PreferredFormat(n, is_output, i);

@@ -447,6 +447,62 @@ double CostModel::FormatBytes(const TensorInfo& t, std::string_view format) cons
   throw std::invalid_argument("format " + std::string(format) + ": its layout is not known to the cost model");
 }
 
+std::vector<int64_t> CostModel::StorageShape(const TensorInfo& t, std::string_view format) const {
+  const std::string f(format.empty() ? "ND" : format);
+  if (std::find(d_.formats.supported.begin(), d_.formats.supported.end(), f) == d_.formats.supported.end() &&
+      f != "ND")
+    throw std::invalid_argument("format '" + f + "' is not supported by " + d_.name);
+  if (!t.dims) throw std::invalid_argument("'" + t.id + "' has no known rank, so its " + f + " shape is unknown");
+  const std::vector<int64_t>& d = *t.dims;
+  auto need = [&](bool ok, std::string_view what) {
+    if (!ok)
+      throw std::invalid_argument("format " + f + " needs a tensor of " + std::string(what) + "; '" + t.id +
+                                  "' has rank " + std::to_string(d.size()));
+  };
+  // -1 (unknown) stays unknown through ceil-division and products.
+  auto ceil_div = [](int64_t v, int64_t by) { return v < 0 ? int64_t{-1} : (v + by - 1) / by; };
+  auto product = [](std::initializer_list<int64_t> xs) {
+    int64_t p = 1;
+    for (int64_t x : xs) {
+      if (x < 0) return int64_t{-1};
+      p *= x;
+    }
+    return p;
+  };
+  const int64_t c0 = static_cast<int64_t>(C0Of(t.elem_type));
+  if (f == "ND" || f == "NCHW" || f == "NHWC" || f == "NCDHW" || f == "NDHWC") return d;
+  if (f == "NC1HWC0" || f == "NC1HWC0_C04") {
+    need(d.size() >= 3, "rank 3 or more");
+    const int64_t k = f == "NC1HWC0_C04" ? 4 : c0;
+    std::vector<int64_t> s = {d[0], ceil_div(d[1], k)};
+    s.insert(s.end(), d.begin() + 2, d.end());
+    s.push_back(k);
+    return s;
+  }
+  if (f == "NDC1HWC0") {
+    need(d.size() == 5, "rank 5 (NCDHW)");
+    return {d[0], d[2], ceil_div(d[1], c0), d[3], d[4], c0};
+  }
+  if (f == "FRACTAL_Z" || f == "FRACTAL_Z_3D") {
+    need(f == "FRACTAL_Z" ? d.size() >= 3 : d.size() == 5, f == "FRACTAL_Z" ? "rank 3 or more" : "rank 5");
+    int64_t rows = ceil_div(d[1], c0);
+    for (size_t i = 2; i < d.size(); ++i) rows = product({rows, d[i]});
+    return {rows, ceil_div(d[0], 16), 16, c0};
+  }
+  if (f == "FRACTAL_NZ") {
+    need(!d.empty(), "rank 1 or more");
+    std::vector<int64_t> m = d;
+    if (m.size() == 1) m.insert(m.begin(), 1);
+    std::vector<int64_t> s(m.begin(), m.end() - 2);
+    s.push_back(ceil_div(m.back(), c0));
+    s.push_back(ceil_div(m[m.size() - 2], 16));
+    s.push_back(16);
+    s.push_back(c0);
+    return s;
+  }
+  throw std::invalid_argument("format " + f + ": its layout is not known to the cost model");
+}
+
 double CostModel::TransferCost(const TensorInfo& t, std::string_view from, std::string_view to) const {
   auto supported = [&](std::string_view f) {
     if (f.empty()) return;

@@ -96,6 +96,16 @@ class CostModel {
   // Bytes of t stored in format (padding included): NC1HWC0 pads C to C0 (by element type, formats.c0), FRACTAL_Z
   // pads Cin to C0 and Cout to 16, FRACTAL_NZ pads the last two dimensions to 16 (rows) and C0 (columns).
   double FormatBytes(const TensorInfo& t, std::string_view format) const;
+  // The dims of t stored in format (GE's StorageShape; -1 stays -1 and makes what it pads or multiplies -1):
+  //   ND and the plain layouts (NCHW, NHWC, NCDHW, NDHWC): t's own dims
+  //   NC1HWC0 (rank >= 3): N, C1, spatial..., C0 with C1 = ceil(C / C0), C0 by element type (formats.c0)
+  //   NC1HWC0_C04: the same with C0 = 4;  NDC1HWC0 (rank 5, NCDHW): N, D, C1, H, W, C0
+  //   FRACTAL_Z (rank >= 3, Cout Cin kernel...): C1 * kernel..., N1, 16, C0 with N1 = ceil(Cout / 16)
+  //   FRACTAL_Z_3D (rank 5, Cout Cin D H W): D * C1 * H * W, N1, 16, C0
+  //   FRACTAL_NZ (rank >= 1; a vector is one row): batch..., ceil(cols / C0), ceil(rows / 16), 16, C0
+  // std::invalid_argument for a format the target does not support, an unknown rank, or a rank the format cannot
+  // hold.
+  std::vector<int64_t> StorageShape(const TensorInfo& t, std::string_view format) const;
   // From the node's class (formats.inputs / outputs by index, "any" -> "", past the end -> "ND"), adapted to the
   // tensor's rank: NC1HWC0 -> NDC1HWC0 and FRACTAL_Z -> FRACTAL_Z_3D for 5-D tensors; "ND" for a tensor the
   // format cannot hold or a format the target lacks.

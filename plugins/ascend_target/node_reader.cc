@@ -1,6 +1,8 @@
 // Reading sdk::Node handles into the cost model's plain structs (node_reader.h).
 #include "node_reader.h"
 
+#include <kiln/kiln_plugin_target.hpp>
+
 #include <cstdint>
 #include <map>
 #include <set>
@@ -71,7 +73,7 @@ OpNode Read(sdk::Node node, const Binding& b) {
   return n;
 }
 
-void Expand(sdk::Node node, const Binding& b, std::vector<OpNode>& out, int depth) {
+void Expand(sdk::Node node, const Binding& b, std::vector<OpNode>& out, int depth, bool skip_format_glue) {
   if (!IsFunctionCall(node)) {
     out.push_back(Read(node, b));
     return;
@@ -89,11 +91,38 @@ void Expand(sdk::Node node, const Binding& b, std::vector<OpNode>& out, int dept
   Binding inner;
   if (!instance) inner.attrs = &call.attrs;
   std::vector<sdk::Value> body_in = body.Inputs(), body_out = body.Outputs();
-  for (size_t i = 0; i < body_in.size() && i < node.InputCount(); ++i)
-    if (sdk::Value v = node.Input(i)) inner.values.emplace(body_in[i].raw(), Bound(v, b));
+  if (instance) {
+    // The instance's inputs are the call's non-constant inputs, in order; its constants are the call's others,
+    // under their names.
+    size_t k = 0;
+    for (size_t i = 0; i < node.InputCount(); ++i) {
+      sdk::Value v = node.Input(i);
+      if (!v) continue;
+      if (!v.IsConstant()) {
+        if (k < body_in.size()) inner.values.emplace(body_in[k++].raw(), Bound(v, b));
+      } else if (sdk::Value c = body.FindValue(v.Name()); c && c.IsConstant()) {
+        inner.values.emplace(c.raw(), Bound(v, b));
+      }
+    }
+  } else {
+    for (size_t i = 0; i < body_in.size() && i < node.InputCount(); ++i)
+      if (sdk::Value v = node.Input(i)) inner.values.emplace(body_in[i].raw(), Bound(v, b));
+  }
   for (size_t i = 0; i < body_out.size() && i < node.OutputCount(); ++i)
     if (sdk::Value v = node.Output(i)) inner.values.emplace(body_out[i].raw(), Bound(v, b));
-  for (sdk::Node inner_node : body.Nodes()) Expand(inner_node, inner, out, depth + 1);
+  // An op running in a blocked format (a kiln.format call that is no conversion): its layout nodes are how it
+  // addresses the blocked tensors, not work; each stands for its data input (kiln_plugin_target.hpp).
+  const std::string_view callee = node.CalledFunction().Name();
+  const bool skip_glue = skip_format_glue && node.CalledFunction().Domain() == sdk::kFormatDomain &&
+                         !callee.starts_with("To") && !callee.starts_with("From");
+  for (sdk::Node inner_node : body.Nodes()) {
+    if (skip_glue && inner_node.Name().starts_with(sdk::kFormatGluePrefix)) {
+      if (inner_node.InputCount() > 0 && inner_node.Input(0) && inner_node.OutputCount() > 0 && inner_node.Output(0))
+        inner.values[inner_node.Output(0).raw()] = Bound(inner_node.Input(0), inner);
+      continue;
+    }
+    Expand(inner_node, inner, out, depth + 1, skip_format_glue);
+  }
 }
 
 }  // namespace
@@ -131,7 +160,7 @@ TensorInfo ReadTensor(sdk::Value v) {
 
 OpNode ReadNode(sdk::Node node) { return Read(node, Binding{}); }
 
-std::vector<OpNode> ReadGroup(std::span<const sdk::Node> nodes) {
+std::vector<OpNode> ReadGroup(std::span<const sdk::Node> nodes, bool skip_format_glue) {
   std::set<KilnNode*> members;
   for (const sdk::Node& n : nodes) members.insert(n.raw());
   // The group's outputs read outside it, by id.
@@ -145,7 +174,7 @@ std::vector<OpNode> ReadGroup(std::span<const sdk::Node> nodes) {
       if (read) outside.insert(IdOf(v.raw()));
     }
   std::vector<OpNode> out;
-  for (const sdk::Node& n : nodes) Expand(n, Binding{}, out, 0);
+  for (const sdk::Node& n : nodes) Expand(n, Binding{}, out, 0, skip_format_glue);
   for (OpNode& n : out)
     for (auto& o : n.outputs)
       if (o && outside.count(o->id)) o->read_outside = true;

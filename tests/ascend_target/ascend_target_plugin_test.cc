@@ -227,6 +227,36 @@ g (float16[1,64,56,56] x, float16[64,64,3,3] w) => (float16[1,64,56,56] y) {
   EXPECT_STREQ(f, "");  // the Relu's output: format-agnostic
 }
 
+// A call whose constant inputs come before a tensor it computes with (a fused Conv + Add reading its filter and
+// bias as initializers, then the residual): the call's typed instance holds the constants as constants, so its
+// inputs are the call's other inputs in order, and each is read as the tensor the call gives.
+TEST_F(AscendPlugin, ACallWithConstantInputsBeforeATensorReadsEachInputAsItself) {
+  auto fused = ParseModelWithFunctions(R"(<ir_version: 8, opset_import: ["" : 17, "kiln.fused" : 1]>
+g (float[1,4,8,8] x, float[1,4,8,8] skip) => (float[1,4,8,8] y)
+  <float[4,4,1,1] w = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1}, float[4] b = {0, 0, 0, 0}> {
+  y = kiln.fused.ConvAdd (x, w, b, skip)
+})",
+                                       {{"kiln.fused", R"(ConvAdd (x, w, b, skip) => (y) {
+    c = Conv (x, w, b)
+    y = Add (c, skip)
+  })", {}}});
+  ASSERT_TRUE(fused);
+  const Registered& t = Target("ascend910b1");
+  const char* f = nullptr;
+  ASSERT_EQ(t.info.preferred_format(t.info.user_data, NodeOf(*fused, "ConvAdd"), 0, 0, &f), nullptr);
+  EXPECT_STREQ(f, "NC1HWC0");
+  ASSERT_EQ(t.info.preferred_format(t.info.user_data, NodeOf(*fused, "ConvAdd"), 0, 1, &f), nullptr);
+  EXPECT_STREQ(f, "FRACTAL_Z");
+  ASSERT_EQ(t.info.preferred_format(t.info.user_data, NodeOf(*fused, "ConvAdd"), 0, 2, &f), nullptr);
+  EXPECT_STREQ(f, "ND");
+  ASSERT_EQ(t.info.preferred_format(t.info.user_data, NodeOf(*fused, "ConvAdd"), 0, 3, &f), nullptr);
+  EXPECT_STREQ(f, "");  // the residual, read by the Add (before the fix: taken for the filter's slot)
+  // The residual is read from off-chip memory: its bytes are in the estimate, beside x's and the output's.
+  KilnCostEstimate call = Estimate(t, {NodeOf(*fused, "ConvAdd")});
+  const uint64_t activation = 1 * 4 * 8 * 8 * 4;
+  EXPECT_GE(call.offchip_bytes, 3 * activation);
+}
+
 TEST_F(AscendPlugin, EnginesFormatsBarriersAndTransfers) {
   auto m = ParseModel(R"(<ir_version: 8, opset_import: ["" : 17]>
 g (float16[1,3,224,224] x, float16[8,3,3,3] w) => (float16[1,8,222,222] y, int64[4] s) {

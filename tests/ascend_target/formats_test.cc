@@ -108,6 +108,37 @@ TEST_F(FormatsTest, TransferIsAMemoryBoundCopy) {
   EXPECT_EQ(model.FormatBytes(T("x", kF32, {1, 3, 4, 4}), "NC1HWC0"), 1 * 8 * 16 * 4);
 }
 
+// GE's StorageShape of each format (ABI 1.6's storage_shape), and its bytes are what FormatBytes counts.
+TEST_F(FormatsTest, StorageShapesFollowTheLayouts) {
+  auto bytes = [](const std::vector<int64_t>& dims, int64_t elem) {
+    int64_t n = elem;
+    for (int64_t d : dims) n *= d;
+    return static_cast<double>(n);
+  };
+  const TensorInfo x = T("x", kF16, {1, 3, 224, 224});
+  EXPECT_EQ(model.StorageShape(x, "NC1HWC0"), (std::vector<int64_t>{1, 1, 224, 224, 16}));  // GE-FMT's example
+  EXPECT_EQ(model.StorageShape(x, ""), (std::vector<int64_t>{1, 3, 224, 224}));
+  EXPECT_EQ(model.StorageShape(T("x", kF32, {2, 20, 5, 6}), "NC1HWC0"), (std::vector<int64_t>{2, 3, 5, 6, 8}));
+  EXPECT_EQ(model.StorageShape(T("x", kF16, {2, 20, 4, 5, 6}), "NDC1HWC0"),
+            (std::vector<int64_t>{2, 4, 2, 5, 6, 16}));
+  const TensorInfo w = T("w", kF16, {64, 3, 7, 7});
+  EXPECT_EQ(model.StorageShape(w, "FRACTAL_Z"), (std::vector<int64_t>{49, 4, 16, 16}));
+  EXPECT_EQ(bytes(model.StorageShape(w, "FRACTAL_Z"), 2), model.FormatBytes(w, "FRACTAL_Z"));
+  const TensorInfo a = T("a", kF16, {8, 100, 30});  // hiascend: ND {8,100,30} <-> NZ {8,2,112,16}
+  EXPECT_EQ(model.StorageShape(a, "FRACTAL_NZ"), (std::vector<int64_t>{8, 2, 7, 16, 16}));
+  EXPECT_EQ(bytes(model.StorageShape(a, "FRACTAL_NZ"), 2), model.FormatBytes(a, "FRACTAL_NZ"));
+  EXPECT_EQ(bytes(model.StorageShape(x, "NC1HWC0"), 2), model.FormatBytes(x, "NC1HWC0"));
+  // An unknown batch stays unknown; an unknown channel count makes C1 unknown.
+  EXPECT_EQ(model.StorageShape(T("x", kF16, {-1, 32, 7, 7}), "NC1HWC0"), (std::vector<int64_t>{-1, 2, 7, 7, 16}));
+  EXPECT_EQ(model.StorageShape(T("x", kF16, {1, -1, 7, 7}), "NC1HWC0"), (std::vector<int64_t>{1, -1, 7, 7, 16}));
+  EXPECT_THROW(model.StorageShape(T("v", kF16, {8}), "NC1HWC0"), std::invalid_argument);
+  EXPECT_THROW(model.StorageShape(T("v", kF16, {1, 2, 3, 4}), "NDC1HWC0"), std::invalid_argument);
+  EXPECT_THROW(model.StorageShape(x, "NHWC"), std::invalid_argument);  // not on the test chip
+  TensorInfo unranked = x;
+  unranked.dims.reset();
+  EXPECT_THROW(model.StorageShape(unranked, "NC1HWC0"), std::invalid_argument);
+}
+
 TEST_F(FormatsTest, FractalLayoutsPadAsTheSourcesShow) {
   // hiascend TransdataOperation: ND {8,100,30} <-> NZ {8,2,112,16} for fp16.
   EXPECT_EQ(model.FormatBytes(T("a", kF16, {8, 100, 30}), "FRACTAL_NZ"), 8 * 2 * 112 * 16 * 2);

@@ -177,6 +177,51 @@ TEST_F(TargetWrapper, TrampolinesTurnExceptionsIntoStatuses) {
   g_info.destroy_user_data(g_info.user_data);
 }
 
+// ABI 1.6: storage_shape is set for a host that speaks 1.6; a target that does not describe its layouts answers
+// FAILED_PRECONDITION; one that does copies what fits and tells the rank; the client helper asks again when the
+// rank is past its first buffer.
+class Blocker final : public Target {
+ public:
+  std::string Engine(Node) override { return "cube"; }
+  CostEstimate Estimate(std::span<const Node>) override { return {}; }
+  std::optional<std::vector<int64_t>> StorageShape(Value, std::string_view format) override {
+    if (format == "WIDE") return std::vector<int64_t>(10, 3);
+    return std::vector<int64_t>{1, 2, 7, 7, 16};
+  }
+};
+
+KilnStatus* HostStorage(KilnValue*, const char* format, int64_t* dims, size_t capacity, size_t* rank) {
+  const size_t n = std::string(format) == "WIDE" ? 10 : 5;
+  for (size_t i = 0; i < std::min(capacity, n); ++i) dims[i] = static_cast<int64_t>(i + 1);
+  *rank = n;
+  return nullptr;
+}
+
+TEST_F(TargetWrapper, StorageShapesCrossTheBoundary) {
+  AddProbe();
+  ASSERT_NE(g_info.storage_shape, nullptr);
+  int64_t dims[8] = {};
+  size_t rank = 0;
+  KilnStatusCode code = KILN_STATUS_OK;
+  EXPECT_EQ(Take(g_info.storage_shape(g_info.user_data, nullptr, "NC1HWC0", dims, 8, &rank), &code),
+            "this target does not describe storage shapes");
+  EXPECT_EQ(code, KILN_STATUS_FAILED_PRECONDITION);
+  g_info.destroy_user_data(g_info.user_data);
+
+  Registrar reg(reinterpret_cast<KilnRegistrar*>(this));
+  AddTarget<Blocker>(reg, {.name = "blocker", .engines = {"cube"}});
+  ASSERT_EQ(g_info.storage_shape(g_info.user_data, nullptr, "NC1HWC0", dims, 3, &rank), nullptr);
+  EXPECT_EQ(rank, 5u);
+  EXPECT_EQ(dims[1], 2);
+  EXPECT_EQ(dims[3], 0);  // past the capacity: untouched
+  g_info.destroy_user_data(g_info.user_data);
+
+  host_.target_storage_shape = HostStorage;
+  EXPECT_EQ(active_target::StorageShape(Value(), "NC1HWC0"), (std::vector<int64_t>{1, 2, 3, 4, 5}));
+  EXPECT_EQ(active_target::StorageShape(Value(), "WIDE").size(), 10u);
+  EXPECT_EQ(active_target::StorageShape(Value(), "WIDE").back(), 10);
+}
+
 TEST_F(TargetWrapper, EstimatesFillOnlyWhatTheHostsStructHolds) {
   AddProbe();
   KilnNode* nodes[] = {FakeNode(1), FakeNode(4)};

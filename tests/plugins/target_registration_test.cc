@@ -8,6 +8,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "ir/model.h"
 #include "plugin/host_api.h"
 #include "plugin/plugin_registration.h"
 #include "target/active_target.h"
@@ -230,6 +231,64 @@ TEST(TargetSlots, TheScopeMakesATargetActiveAndNests) {
     api.status_release(s);
   }
   EXPECT_EQ(api.target_active(), nullptr);
+}
+
+// ABI 1.6: a storage_shape callback is kept only from a plugin that negotiated 1.6; target_storage_shape forwards
+// to it, copies what fits and tells the rank, and refuses without a target or without the callback.
+KilnStatus* Blocked(void*, KilnValue*, const char* format, int64_t* dims, size_t capacity, size_t* rank) {
+  const int64_t out[] = {1, 2, 8, 8, 16};
+  *rank = std::string_view(format) == "NC1HWC0" ? 5 : 2;
+  for (size_t i = 0; i < std::min(capacity, *rank); ++i) dims[i] = out[i];
+  return nullptr;
+}
+
+TEST_F(TargetRegistration, TheStorageShapeCallbackIsReadOnlyFromA1_6Plugin) {
+  KilnTargetInfo info = FullInfo("t16");
+  info.storage_shape = Blocked;
+  std::shared_ptr<const PluginTarget> old = Commit(info);  // negotiated 1.3
+  ASSERT_TRUE(old);
+  EXPECT_EQ(old->storage_shape, nullptr);
+  plugin_.negotiated_version = KILN_ABI_VERSION_1_6;
+  info.name = "t16b";
+  std::shared_ptr<const PluginTarget> t = Commit(info);
+  ASSERT_TRUE(t);
+  EXPECT_EQ(t->storage_shape, &Blocked);
+}
+
+TEST(TargetSlots, StorageShapeForwardsCopiesWhatFitsAndRefusesWithoutACallback) {
+  const KilnHostApi& api = HostApi();
+  Model model;
+  Value& v = *model.graph().AddValue("v");
+  int64_t dims[8] = {};
+  size_t rank = 0;
+  KilnStatus* s = api.target_storage_shape(ToKiln(&v), "NC1HWC0", dims, 8, &rank);
+  EXPECT_EQ(api.status_code(s), KILN_STATUS_NOT_FOUND);
+  api.status_release(s);
+  PluginTarget t;
+  t.name = "t";
+  t.plugin = "p";
+  t.engines = {"x"};
+  t.bare = false;
+  target::ActiveTargetScope scope(&t);
+  s = api.target_storage_shape(ToKiln(&v), "NC1HWC0", dims, 8, &rank);
+  EXPECT_EQ(api.status_code(s), KILN_STATUS_FAILED_PRECONDITION);
+  EXPECT_NE(std::string(api.status_message(s)).find("does not describe storage shapes"), std::string::npos)
+      << api.status_message(s);
+  api.status_release(s);
+  t.storage_shape = Blocked;
+  ASSERT_EQ(api.target_storage_shape(ToKiln(&v), "NC1HWC0", dims, 8, &rank), nullptr);
+  EXPECT_EQ(rank, 5u);
+  EXPECT_EQ(dims[1], 2);
+  EXPECT_EQ(dims[4], 16);
+  int64_t two[2] = {};
+  ASSERT_EQ(api.target_storage_shape(ToKiln(&v), "NC1HWC0", two, 2, &rank), nullptr);  // the rank says 5
+  EXPECT_EQ(rank, 5u);
+  EXPECT_EQ(two[1], 2);
+  ASSERT_EQ(api.target_storage_shape(ToKiln(&v), "NC1HWC0", nullptr, 0, &rank), nullptr);
+  EXPECT_EQ(rank, 5u);
+  s = api.target_storage_shape(ToKiln(&v), "NC1HWC0", nullptr, 3, &rank);
+  EXPECT_EQ(api.status_code(s), KILN_STATUS_INVALID_ARGUMENT);
+  api.status_release(s);
 }
 
 }  // namespace

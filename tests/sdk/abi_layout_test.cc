@@ -110,7 +110,7 @@ static_assert(offsetof(KilnFusionRulePackInfo, name) == 8);
 static_assert(offsetof(KilnFusionRulePackInfo, yaml) == 16);
 static_assert(offsetof(KilnFusionRulePackInfo, source_name) == 24);
 
-static_assert(sizeof(KilnTargetInfo) == 120);
+static_assert(sizeof(KilnTargetInfo) == 128);  // 120 before 1.6
 static_assert(offsetof(KilnTargetInfo, struct_size) == 0);
 static_assert(offsetof(KilnTargetInfo, name) == 8);
 static_assert(offsetof(KilnTargetInfo, description) == 16);  // since 1.3
@@ -126,6 +126,7 @@ static_assert(offsetof(KilnTargetInfo, sync_cost) == 88);  // since 1.3
 static_assert(offsetof(KilnTargetInfo, transfer_cost) == 96);  // since 1.3
 static_assert(offsetof(KilnTargetInfo, preferred_format) == 104);  // since 1.3
 static_assert(offsetof(KilnTargetInfo, destroy_user_data) == 112);  // since 1.3
+static_assert(offsetof(KilnTargetInfo, storage_shape) == 120);  // since 1.6
 
 static_assert(sizeof(KilnCostEstimate) == 104);  // since 1.3
 static_assert(offsetof(KilnCostEstimate, struct_size) == 0);
@@ -165,7 +166,7 @@ static_assert(offsetof(KilnOutlineInfo, reserved0) == 44);
 static_assert(offsetof(KilnOutlineInfo, embed_constant_max_bytes) == 48);
 static_assert(offsetof(KilnOutlineInfo, call_name) == 56);
 
-static_assert(sizeof(KilnHostApi) == 1496);
+static_assert(sizeof(KilnHostApi) == 1504);  // grows with every minor version
 static_assert(offsetof(KilnHostApi, struct_size) == 0);
 static_assert(offsetof(KilnHostApi, abi_version) == 8);
 static_assert(offsetof(KilnHostApi, reserved0) == 12);
@@ -354,6 +355,7 @@ static_assert(offsetof(KilnHostApi, host_config_dir) == 1464);  // since 1.3
 static_assert(offsetof(KilnHostApi, node_call_instance) == 1472);  // since 1.3
 static_assert(offsetof(KilnHostApi, value_shape_data) == 1480);  // since 1.4
 static_assert(offsetof(KilnHostApi, graph_set_node_order) == 1488);  // since 1.5
+static_assert(offsetof(KilnHostApi, target_storage_shape) == 1496);  // since 1.6
 
 // ---- the constants of 1.2 ----
 static_assert(KILN_ABI_VERSION_1_2 == 0x00010002u);
@@ -390,6 +392,13 @@ static_assert(KILN_ABI_VERSION_1_5 == 0x00010005u);
 static_assert(std::is_same_v<decltype(KilnHostApi::graph_set_node_order),
                              KilnStatus* (*)(KilnGraph*, KilnNode* const*, size_t)>);
 
+// ---- 1.6 ----
+static_assert(KILN_ABI_VERSION_1_6 == 0x00010006u);
+static_assert(std::is_same_v<KilnTargetStorageShapeFn,
+                             KilnStatus* (*)(void*, KilnValue*, const char*, int64_t*, size_t, size_t*)>);
+static_assert(std::is_same_v<decltype(KilnHostApi::target_storage_shape),
+                             KilnStatus* (*)(KilnValue*, const char*, int64_t*, size_t, size_t*)>);
+
 // ---- the entry point never changes ----
 static_assert(std::is_same_v<decltype(&kiln_plugin_entry), KilnPluginEntryFn>);
 static_assert(std::is_same_v<KilnPluginEntryFn,
@@ -398,15 +407,16 @@ static_assert(std::is_same_v<KilnPluginEntryFn,
 namespace {
 
 TEST(AbiVersion, MacrosPackMajorAndMinor) {
-  EXPECT_EQ(KILN_ABI_VERSION, 0x00010005u);
+  EXPECT_EQ(KILN_ABI_VERSION, 0x00010006u);
   EXPECT_EQ(KILN_ABI_VERSION_1_0, 0x00010000u);
   EXPECT_EQ(KILN_ABI_VERSION_1_1, 0x00010001u);
   EXPECT_EQ(KILN_ABI_VERSION_1_2, 0x00010002u);
   EXPECT_EQ(KILN_ABI_VERSION_1_3, 0x00010003u);
   EXPECT_EQ(KILN_ABI_VERSION_1_4, 0x00010004u);
-  EXPECT_EQ(KILN_ABI_VERSION_1_5, KILN_ABI_VERSION);
+  EXPECT_EQ(KILN_ABI_VERSION_1_5, 0x00010005u);
+  EXPECT_EQ(KILN_ABI_VERSION_1_6, KILN_ABI_VERSION);
   EXPECT_EQ(KILN_ABI_VERSION_GET_MAJOR(KILN_ABI_VERSION), 1u);
-  EXPECT_EQ(KILN_ABI_VERSION_GET_MINOR(KILN_ABI_VERSION), 5u);
+  EXPECT_EQ(KILN_ABI_VERSION_GET_MINOR(KILN_ABI_VERSION), 6u);
   EXPECT_EQ(KILN_ABI_VERSION_GET_MAJOR(KILN_MAKE_ABI_VERSION(2, 7)), 2u);
   EXPECT_EQ(KILN_ABI_VERSION_GET_MINOR(KILN_MAKE_ABI_VERSION(2, 7)), 7u);
   EXPECT_STREQ(KILN_PLUGIN_ENTRY_SYMBOL, "kiln_plugin_entry");

@@ -56,6 +56,8 @@
  *        for that call).
  *   1.4  value_shape_data: what shape inference computed of an integer tensor made from shapes.
  *   1.5  graph_set_node_order: a pass chooses the order in which export writes a graph's nodes (a schedule).
+ *   1.6  storage shapes: KilnTargetInfo.storage_shape and target_storage_shape, the dims a value takes stored in
+ *        a target's format (GE's StorageShape: NC1HWC0 of an NCHW value is N, C1, H, W, C0).
  *
  * This header compiles as C99 and as C++.
  */
@@ -74,7 +76,7 @@ extern "C" {
  * ------------------------------------------------------------------------------------------------------------- */
 
 #define KILN_ABI_VERSION_MAJOR 1
-#define KILN_ABI_VERSION_MINOR 5
+#define KILN_ABI_VERSION_MINOR 6
 /* Casts that C++ code compiled with -Wold-style-cast also accepts. */
 #ifdef __cplusplus
 #define KILN_U32_(x) static_cast<uint32_t>(x)
@@ -96,6 +98,7 @@ extern "C" {
 #define KILN_ABI_VERSION_1_3 KILN_MAKE_ABI_VERSION(1, 3)
 #define KILN_ABI_VERSION_1_4 KILN_MAKE_ABI_VERSION(1, 4)
 #define KILN_ABI_VERSION_1_5 KILN_MAKE_ABI_VERSION(1, 5)
+#define KILN_ABI_VERSION_1_6 KILN_MAKE_ABI_VERSION(1, 6)
 
 /** The name of the entry symbol, for the loader. */
 #define KILN_PLUGIN_ENTRY_SYMBOL "kiln_plugin_entry"
@@ -479,6 +482,10 @@ typedef KilnStatus* (*KilnTargetTransferCostFn)(void* user_data, KilnValue* valu
                                                 const char* to_format, double* out_seconds);
 typedef KilnStatus* (*KilnTargetFormatFn)(void* user_data, KilnNode* node, int32_t is_output, size_t index,
                                           const char** out_format);
+/** Since 1.6: the storage shape of value in format. Writes the first min(rank, capacity) dims to out_dims (-1 for
+    a dim that is not a known number) and the rank to *out_rank. */
+typedef KilnStatus* (*KilnTargetStorageShapeFn)(void* user_data, KilnValue* value, const char* format,
+                                                int64_t* out_dims, size_t capacity, size_t* out_rank);
 
 /** A hardware target: its engines and what it estimates; the host forwards every pass's question about the active
     target (oo.target) to these callbacks. Before 1.3 only the name existed. */
@@ -507,6 +514,11 @@ typedef struct KilnTargetInfo {
       NULL. */
   KilnTargetFormatFn preferred_format;
   KilnDestroyFn destroy_user_data; /**< may be NULL */
+  /* --- since 1.6 --- */
+  /** The dims value takes stored in format, padding included (GE's StorageShape: an NCHW value in NC1HWC0 is
+      N, C1 = ceil(C / C0), H, W, C0); INVALID_ARGUMENT for a format the target lacks or a value the format cannot
+      hold. May be NULL (the target does not describe its layouts: passes then never choose a format for it). */
+  KilnTargetStorageShapeFn storage_shape;
 } KilnTargetInfo;
 
 /** A new model-local function (model_create_function, since 1.2): its signature; the body is built afterwards
@@ -947,9 +959,10 @@ struct KilnHostApi {
       share/kiln/configs, or the source tree's configs/. Registration may read its files. */
   const char* (*host_config_dir)(void);
   /** The work a call of a model-local function does, as a cost model reads it: the body expanded for this call
-      (attribute references bound, nested calls expanded in place) into a graph of its own. Its inputs and outputs
-      stand for the call's by position (an input the call gives as an initializer or a Constant's output is a
-      constant there instead); its values carry the types shape inference gives from the call's input types,
+      (attribute references bound, nested calls expanded in place) into a graph of its own. Its outputs stand for
+      the call's by position; its inputs stand for the call's inputs that are not constants (value_is_constant:
+      an initializer that is no graph input, or a Constant's output) nor empty, in order: a constant input is a
+      constant of the graph instead, so pair the inputs by skipping those; its values carry the types shape inference gives from the call's input types,
       which the shared body cannot (one body serves calls of every shape). Read only; valid until the next
       question about the same call or the end of the callback. FAILED_PRECONDITION when node calls no
       model-local function. */
@@ -972,6 +985,13 @@ struct KilnHostApi {
       INVALID_ARGUMENT naming the first offending node, and nothing changes. Only the order changes: no node,
       value or attribute does. Journaled like every change; invalidates the cached analyses. */
   KilnStatus* (*graph_set_node_order)(KilnGraph* graph, KilnNode* const* nodes, size_t count);
+
+  /* ----- since 1.6 ----- */
+  /** As KilnTargetInfo.storage_shape, for the active target: the first min(rank, capacity) dims of value stored in
+      format go to out_dims (may be NULL when capacity is 0) and the rank to *out_rank. NOT_FOUND without an active
+      target; FAILED_PRECONDITION when the active target does not describe storage shapes. */
+  KilnStatus* (*target_storage_shape)(KilnValue* value, const char* format, int64_t* out_dims, size_t capacity,
+                                      size_t* out_rank);
 };
 
 #ifdef __cplusplus

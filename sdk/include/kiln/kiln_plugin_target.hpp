@@ -77,6 +77,16 @@ struct TargetSpec {
   std::string details_json;  // a JSON object for `kiln targets --json`
 };
 
+// Target formats as layout passes write them (TargetFormatPass, plugins/layout), so that a target's cost model can
+// read them: calls of functions in domain kFormatDomain are either conversions (names starting "To" or "From": a
+// TransData kernel, costed as what its body does) or an op running in a blocked format, whose body is the op
+// between layout nodes named with kFormatGluePrefix: those are how the op addresses its blocked tensors, not work
+// of their own, and a cost model skips them. A tensor stored in a format other than ND carries the value annotation
+// kFormatAnnotation (GE's StorageFormat: "NC1HWC0"); every other tensor is ND.
+inline constexpr std::string_view kFormatDomain = "kiln.format";
+inline constexpr std::string_view kFormatGluePrefix = "kiln.format.glue/";
+inline constexpr std::string_view kFormatAnnotation = "format";
+
 // A hardware target. The host calls one target's methods from one thread at a time.
 class Target {
  public:
@@ -94,6 +104,11 @@ class Target {
   }
   // The format preferred for input (is_output false) or output `index` of node; "" or "ND": any.
   virtual std::string PreferredFormat(Node /*node*/, bool /*is_output*/, size_t /*index*/) { return ""; }
+  // ABI 1.6: the dims value takes stored in format, padding included (-1: not a known number); nullopt: this
+  // target does not describe its layouts (the default), so no pass chooses a format for it.
+  virtual std::optional<std::vector<int64_t>> StorageShape(Value /*value*/, std::string_view /*format*/) {
+    return std::nullopt;
+  }
 };
 
 namespace detail {
@@ -179,6 +194,17 @@ struct TargetTrampolines {
       *out_seconds = HolderOf(self).target().TransferCost(Value(value), OrEmpty(from), OrEmpty(to));
     });
   }
+  static KilnStatus* StorageShape(void* self, KilnValue* value, const char* format, int64_t* out_dims,
+                                  size_t capacity, size_t* out_rank) {
+    return Guard([&] {
+      RequireOut(out_rank, "out_rank");
+      std::optional<std::vector<int64_t>> dims = HolderOf(self).target().StorageShape(Value(value), OrEmpty(format));
+      if (!dims) throw Error("this target does not describe storage shapes", KILN_STATUS_FAILED_PRECONDITION);
+      if (capacity && !out_dims) throw Error("out_dims is NULL", KILN_STATUS_INVALID_ARGUMENT);
+      std::copy_n(dims->begin(), std::min(capacity, dims->size()), out_dims);
+      *out_rank = dims->size();
+    });
+  }
   static KilnStatus* PreferredFormat(void* self, KilnNode* node, int32_t is_output, size_t index,
                                      const char** out_format) {
     return Guard([&] {
@@ -252,6 +278,7 @@ inline void AddTarget(Registrar& reg, const TargetSpec& spec, std::unique_ptr<Ta
   info.transfer_cost = &detail::TargetTrampolines::TransferCost;
   info.preferred_format = &detail::TargetTrampolines::PreferredFormat;
   info.destroy_user_data = &detail::Destroy<detail::TargetHolder>;
+  if (NegotiatedAbiVersion() >= KILN_ABI_VERSION_1_6) info.storage_shape = &detail::TargetTrampolines::StorageShape;
   Check(Host().register_target(reg.raw(), &info));
   holder.release();  // the host owns it now and destroys it through destroy_user_data
 }
@@ -319,6 +346,22 @@ inline std::string PreferredFormat(Node node, bool is_output, size_t index) {
   const char* format = nullptr;
   Check(Host().target_preferred_format(node.raw(), is_output ? 1 : 0, index, &format));
   return detail::OrEmpty(format);
+}
+
+// ABI 1.6: the dims value takes stored in format on the active target (-1: not a known number). Throws NOT_FOUND
+// without an active target and FAILED_PRECONDITION when the target does not describe storage shapes.
+inline std::vector<int64_t> StorageShape(Value value, std::string_view format) {
+  KILN_SDK_REQUIRE_SLOT(target_storage_shape);
+  std::vector<int64_t> dims(8);
+  size_t rank = 0;
+  const std::string f(format);
+  Check(Host().target_storage_shape(value.raw(), f.c_str(), dims.data(), dims.size(), &rank));
+  if (rank > dims.size()) {
+    dims.resize(rank);
+    Check(Host().target_storage_shape(value.raw(), f.c_str(), dims.data(), dims.size(), &rank));
+  }
+  dims.resize(std::min(rank, dims.size()));
+  return dims;
 }
 
 }  // namespace active_target
