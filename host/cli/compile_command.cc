@@ -75,6 +75,11 @@ std::string TargetSummaryText(const nlohmann::json& report) {
                 static_cast<unsigned long long>(totals.value("hbm_bytes", uint64_t{0})),
                 totals.value("estimated_seconds", 0.0) * 1e3);
   line += buf;
+  if (const size_t conversions = totals.value("format_conversions", size_t{0}); conversions > 0) {
+    std::snprintf(buf, sizeof buf, "; %zu format conversions left to the device (%.3f ms more)", conversions,
+                  totals.value("format_conversion_seconds", 0.0) * 1e3);
+    line += buf;
+  }
   if (t.contains("trace")) line += "; trace " + t["trace"].get<std::string>();
   return line + "\n";
 }

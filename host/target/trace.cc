@@ -77,6 +77,35 @@ nlohmann::json ValuesJson(const std::vector<TraceValue>& values) {
 
 double Micros(double seconds) { return seconds * 1e6; }
 
+bool IsConstant(const Value& v) {
+  if (v.initializer() && !v.is_graph_input()) return true;
+  const Node* p = v.producer();
+  return p != nullptr && p->op_type() == "Constant" && (p->domain().empty() || p->domain() == "ai.onnx");
+}
+
+// The format a tensor is stored in: the value annotation "format" (sdk::kFormatAnnotation, GE's StorageFormat)
+// that layout passes set, else ND.
+std::string StoredFormat(const Value& v) {
+  auto it = v.annotations().find("format");
+  return it == v.annotations().end() ? "ND" : it->second;
+}
+
+// The conversions node needs from the device (trace.h): inputs and read outputs it prefers in a format other
+// than ND and other than the one the tensor is stored in.
+void CountFormatConversions(const PluginTarget& target, Node* n, const std::set<size_t>& read_outputs,
+                            TraceTotals& totals) {
+  auto count = [&](Value* v, const std::string& format, bool to_format) {
+    const std::string stored = StoredFormat(*v);
+    if (format.empty() || format == "ND" || format == stored) return;
+    ++totals.format_conversions;
+    totals.format_conversion_seconds +=
+        to_format ? TransferCost(target, v, stored, format) : TransferCost(target, v, format, stored);
+  };
+  for (size_t i = 0; i < n->num_inputs(); ++i)
+    if (Value* v = n->input(i); v != nullptr && !IsConstant(*v)) count(v, PreferredFormat(target, n, false, i), true);
+  for (size_t j : read_outputs) count(n->output(j), PreferredFormat(target, n, true, j), false);
+}
+
 }  // namespace
 
 TargetTrace BuildTrace(Model& model, const PluginTarget& target) {
@@ -131,17 +160,22 @@ TargetTrace BuildTrace(Model& model, const PluginTarget& target) {
 
     for (Value* v : n->inputs())
       if (v != nullptr) task.inputs.push_back({v->name(), sizes.Of(v), "hbm", 0});
-    for (Value* v : n->outputs()) {
-      if (v == nullptr || !v->has_uses()) continue;
+    std::set<size_t> read_outputs;
+    for (size_t j = 0; j < n->num_outputs(); ++j) {
+      Value* v = n->output(j);
+      if (v == nullptr || (!v->has_uses() && !v->is_graph_output())) continue;
       std::set<size_t> readers;
       for (const Use& u : v->uses()) {
         auto it = task_of.find(g.AncestorIn(u.node));
         if (it != task_of.end() && it->second != i) readers.insert(it->second);
       }
+      if (!readers.empty() || v->is_graph_output()) read_outputs.insert(j);
+      if (!v->has_uses()) continue;
       TraceValue out{v->name(), sizes.Of(v), "hbm", readers.size()};
       if (out.reader_tasks > 0 && out.bytes) totals.hbm_bytes += *out.bytes * (1 + out.reader_tasks);
       task.outputs.push_back(std::move(out));
     }
+    CountFormatConversions(target, n, read_outputs, totals);
     totals.launches += task.estimate.launches;
     totals.hbm_values += task.outputs.size();
     totals.on_chip_values += task.on_chip.size();
@@ -225,7 +259,9 @@ nlohmann::json TraceEventsJson(const TargetTrace& trace, const std::string& mode
         "bytes count every dimension that is not a number (a symbol such as batch, or unknown) as 1: " +
             std::to_string(trace.totals.symbolic_dims) + " such dimension(s) here, and " +
             std::to_string(trace.totals.values_without_size) + " value(s) of unknown type or rank have no bytes",
-        "nodes the target places on the host engine are not tasks"}}};
+        "nodes the target places on the host engine are not tasks",
+        "format_conversions: inputs and outputs of tasks in a format the target prefers other than ND (constants "
+        "excepted), which the device converts (TransData); not in the stream"}}};
   return {{"traceEvents", std::move(events)}, {"displayTimeUnit", "ms"}, {"otherData", std::move(other)}};
 }
 
@@ -249,6 +285,8 @@ nlohmann::json TraceTotalsJson(const TargetTrace& trace) {
           {"hbm_values", t.hbm_values},
           {"on_chip_values", t.on_chip_values},
           {"symbolic_dims_counted_as_1", t.symbolic_dims},
+          {"format_conversions", t.format_conversions},
+          {"format_conversion_seconds", t.format_conversion_seconds},
           {"by_engine", std::move(by_engine)}};
 }
 

@@ -13,7 +13,14 @@
 //     type or rank is unknown has no byte count;
 //   - totals: tasks, launches (the estimates' launches), barriers between tasks, the HBM bytes moved between tasks
 //     (each value passed from one task to others counted once for its write and once per task reading it), and
-//     the estimated seconds (the end of the last task).
+//     the estimated seconds (the end of the last task);
+//   - format conversions the graph leaves to the device (GE's TransData, inserted at lowering): every input of a
+//     task that the target prefers in a format other than ND (target_preferred_format; "" is any) and other than
+//     the one the tensor is stored in (its value annotation "format", GE's StorageFormat, set by TargetFormatPass;
+//     ND without one), constants excepted (converted once, offline), and every output so preferred that another
+//     task or the graph's outputs read; each costs target_transfer_cost between the two formats. A graph whose ops
+//     run in their formats (TargetFormatPass) has none of these: its conversions are tasks of their own. Counted
+//     beside the stream, not in it.
 // Nodes inside subgraphs of control-flow nodes are not tasks of their own: the node holding them is.
 #pragma once
 
@@ -66,6 +73,8 @@ struct TraceTotals {
   size_t on_chip_values = 0, hbm_values = 0;
   size_t values_without_size = 0;  // values whose bytes are unknown
   size_t symbolic_dims = 0;        // dimensions counted as 1
+  size_t format_conversions = 0;   // left to the device (see above)
+  double format_conversion_seconds = 0;
 };
 
 struct TargetTrace {

@@ -88,10 +88,10 @@ std::vector<std::string> FusedCalls(const Model& model) {
   return out;
 }
 
-std::string FunctionBodyOps(const Model& model, const std::string& name) {
+std::string FunctionBodyOps(const Model& model, const std::string& name, const std::string& domain) {
   onnx::ModelProto p = ExportModelProto(model);
   for (const auto& f : p.functions()) {
-    if (f.domain() != "kiln.fused" || f.name() != name) continue;
+    if (f.domain() != domain || f.name() != name) continue;
     std::string s;
     for (const auto& n : f.node()) s += (s.empty() ? "" : " ") + n.op_type();
     return s;

@@ -40,9 +40,9 @@ std::string DescribeCandidates(const nlohmann::json& report);
 
 // The model's nodes of domain kiln.fused in the main graph, as "Name(op)" in topological order of the export.
 std::vector<std::string> FusedCalls(const Model& model);
-// The body of the kiln.fused function `name` as its op types in order ("Pow ReduceMean Add"); "<none>" when the
+// The body of the function `name` of `domain` as its op types in order ("Pow ReduceMean Add"); "<none>" when the
 // model has no such function. Constant nodes are listed too.
-std::string FunctionBodyOps(const Model& model, const std::string& name);
+std::string FunctionBodyOps(const Model& model, const std::string& name, const std::string& domain = "kiln.fused");
 // The main graph's op types in order, domain-qualified when not ONNX's ("Sub kiln.fused.LayerNorm Add").
 std::string MainGraphOps(const Model& model);
 

@@ -72,8 +72,8 @@ TEST_F(PipelineErrorsTest, UnknownPassListsTheRegisteredOnes) {
             "AutoFusionPass, CommonSubexpressionEliminationPass, ConstantFoldingPass, ConstantNodeToInitializerPass, "
             "DeadCodeEliminationPass, DimensionAdjustPass, DimensionComputePass, FuseBatchNormIntoConvPass, "
             "IdentityEliminationPass, InferShapePass, MemoryPlanningPass, PatternFusionPass, PotentialConstTakenEffectPass, "
-            "ReplaceWithEmptyConstPass, ReshapeChainMergePass, ReshapeShapeChainPass, SqueezeUnsqueezePairPass, TransposePairMergePass, "
-            "TransposePushPass)");
+            "ReplaceWithEmptyConstPass, ReshapeChainMergePass, ReshapeShapeChainPass, SqueezeUnsqueezePairPass, TargetFormatPass, "
+            "TransposeGemmFoldPass, TransposePairMergePass, TransposePushPass)");
 }
 
 TEST_F(PipelineErrorsTest, UnknownPassInAnAfterWalkList) {

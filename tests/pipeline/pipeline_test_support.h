@@ -42,6 +42,7 @@ class FakePassCatalog : public PassCatalog {
                {"ReshapeChainMergePass", ""},
                {"TransposePushPass", ""},
                {"TransposePairMergePass", ""},
+               {"TransposeGemmFoldPass", ""},
                {"SqueezeUnsqueezePairPass", ""},
                {"ConstantNodeToInitializerPass", ""},
                {"FuseBatchNormIntoConvPass", ""},
@@ -50,7 +51,8 @@ class FakePassCatalog : public PassCatalog {
                {"CommonSubexpressionEliminationPass", "oo.commonSubexpressionElimination"},
                {"PatternFusionPass", ""},
                {"AutoFusionPass", ""},
-               {"MemoryPlanningPass", ""}};
+               {"MemoryPlanningPass", ""},
+               {"TargetFormatPass", ""}};
   }
 
   bool HasPass(std::string_view name) const override { return passes_.count(std::string(name)) != 0; }
@@ -82,7 +84,7 @@ class FakePassCatalog : public PassCatalog {
   // The plugins' graph passes; the rest are node passes.
   std::set<std::string> graph_passes_ = {"InferShapePass", "DeadCodeEliminationPass",
                                          "CommonSubexpressionEliminationPass", "PatternFusionPass", "AutoFusionPass",
-                                         "MemoryPlanningPass"};
+                                         "MemoryPlanningPass", "TargetFormatPass"};
 };
 
 // A fresh directory under the system temp dir, removed with everything in it at the end of the test.

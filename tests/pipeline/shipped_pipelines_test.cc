@@ -25,10 +25,9 @@ TEST_F(ShippedPipelinesTest, EachLoadsAtItsLevelWithGesStages) {
   for (OptLevel level : kAllOptLevels) {
     Pipeline p = Load(std::string(OptLevelName(level)));
     EXPECT_EQ(p.level, level);
-    // GE's four stages at every level, and the Autofuse and Build stages from O2 on.
+    // GE's four stages at every level, and Autofuse, AfterAutofuse (empty at O2) and Build from O2 on.
     Strings expected{"Prepare", "OptimizeStage1", "OptimizeStage2", "BeforeAutofuse"};
-    if (level >= OptLevel::kO2) expected.push_back("Autofuse");
-    if (level >= OptLevel::kO2) expected.push_back("Build");
+    if (level >= OptLevel::kO2) expected.insert(expected.end(), {"Autofuse", "AfterAutofuse", "Build"});
     EXPECT_EQ(Names(p.stages), expected) << OptLevelName(level);
     EXPECT_TRUE(p.warnings.empty()) << OptLevelName(level);
   }
@@ -87,6 +86,14 @@ TEST_F(ShippedPipelinesTest, HigherLevelsExtendTheLowerAndAddPasses) {
   EXPECT_EQ(o1.FindStage("Build"), nullptr);
   EXPECT_EQ(Names(o2.FindStage("Build")->passes), (Strings{"InferShapePass", "MemoryPlanningPass"}));
   EXPECT_EQ(Names(o3.FindStage("Build")->passes), Names(o2.FindStage("Build")->passes));
+  // Target formats after fusion, before the memory plan: O3 only (and only with a target, which the pass checks).
+  EXPECT_TRUE(o2.FindStage("AfterAutofuse")->passes.empty());
+  EXPECT_EQ(Names(o3.FindStage("AfterAutofuse")->passes), (Strings{"TargetFormatPass"}));
+  Strings o1_stage1 = Names(o1.FindStage("OptimizeStage1")->passes);
+  auto merge = std::find(o1_stage1.begin(), o1_stage1.end(), "TransposePairMergePass");
+  ASSERT_NE(merge, o1_stage1.end());
+  ASSERT_NE(merge + 1, o1_stage1.end());
+  EXPECT_EQ(*(merge + 1), "TransposeGemmFoldPass");
 }
 
 TEST_F(ShippedPipelinesTest, AUserFileExtendingO1CanRemoveAPass) {
