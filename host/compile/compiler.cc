@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 
 #include "compile/resource_limits.h"
@@ -61,8 +62,57 @@ ResolvedPipeline Compiler::Resolve(const CompileRequest& request) {
   layers.pipeline = &pipeline.options;
   ResolvedOptions options = ResolveOptions(options_, pipeline.level, layers);
   PipelinePlan plan = PlanPipeline(pipeline, options, passes_);
+  CheckFileOptionsHaveAWriter(options, plan, pipeline);
   auto target = ResolveTarget(options);
   return ResolvedPipeline{std::move(pipeline), std::move(options), std::move(plan), std::move(target)};
+}
+
+namespace {
+
+// Options that name a file a pass writes: asking for the file when no pass of the plan writes it would leave the
+// user without it and without a word, so the compile stops first.
+struct FileOption {
+  const char* option;
+  const char* flag;
+  std::vector<std::string> writers;
+  const char* where;  // where the writers run in the shipped pipelines
+};
+
+// Whether one of names runs; *skipped gets the first listed one's skip reason.
+bool Runs(const PipelinePlan& plan, const std::vector<std::string>& names, std::string* skipped) {
+  for (const PlannedStage& stage : plan.stages)
+    for (const auto* list : {&stage.passes, &stage.after_walk})
+      for (const PlannedPass& p : *list) {
+        if (std::find(names.begin(), names.end(), p.pass.name) == names.end()) continue;
+        if (p.decision.run) return true;
+        if (skipped->empty()) *skipped = p.pass.name + " is skipped (" + p.decision.reason + ")";
+      }
+  return false;
+}
+
+}  // namespace
+
+void Compiler::CheckFileOptionsHaveAWriter(const ResolvedOptions& options, const PipelinePlan& plan,
+                                           const Pipeline& pipeline) const {
+  static const std::vector<FileOption> kFileOptions = {
+      {"memory.plan", "--memory-plan", {"MemoryPlanningPass"}, "the Build stage of O2 and O3"},
+      {"fusion.report", "--fusion-report", {"PatternFusionPass", "AutoFusionPass"}, "the Autofuse stage of O2 and O3"},
+  };
+  for (const FileOption& f : kFileOptions) {
+    const ResolvedOption* o = options.Find(f.option);
+    std::string skipped;
+    if (o == nullptr || !o->active() || !std::holds_alternative<std::string>(o->value) ||
+        std::get<std::string>(o->value).empty() || Runs(plan, f.writers, &skipped))
+      continue;
+    std::string names;
+    for (const std::string& w : f.writers) names += (names.empty() ? "" : " or ") + w;
+    const std::string why = !skipped.empty() ? skipped
+                                             : names + " is not in pipeline " +
+                                                   std::string(OptLevelName(pipeline.level)) + " (it runs in " +
+                                                   f.where + "; use --oo.level=O2 or O3, or add it to your pipeline)";
+    throw ConfigError(std::string(f.flag) + " (" + f.option + "): no pass of this compile writes it: " + why +
+                      ". Nothing was written.");
+  }
 }
 
 std::string Compiler::KnownTargetsText() const {

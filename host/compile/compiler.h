@@ -93,6 +93,10 @@ class Compiler {
   // 'y'?"), and, when no registered name is near, the plugins that are loaded (an option may be a plugin's that
   // is not loaded: oo.constantFolding and its kin belong to the folding plugin).
   std::string UnknownOptionMessage(std::string_view name) const;
+  // Throws ConfigError when an option naming a file a pass writes (memory.plan, fusion.report) is set but no pass
+  // of the plan that writes it runs (the file would silently not appear).
+  void CheckFileOptionsHaveAWriter(const ResolvedOptions& options, const PipelinePlan& plan,
+                                   const Pipeline& pipeline) const;
   // The target that oo.target names in `options` (null for ""). Throws ConfigError for an unknown name or a
   // target registered by name only, listing the targets that can be used.
   std::shared_ptr<const plugin::PluginTarget> ResolveTarget(const ResolvedOptions& options) const;

@@ -113,5 +113,28 @@ TEST(MemoryPlanFlag, NeedsAFileItCanWrite) {
   fs::remove_all(dir);
 }
 
+// A plan asked for where no pass writes one (O0 and O1 have no MemoryPlanningPass; --oo.memoryPlanning=false
+// skips it), and a fusion report where fusion does not run: exit 3 before compiling, naming why; nothing written.
+TEST(MemoryPlanFlag, WithoutAPassThatWritesItTheCompileStopsFirst) {
+  const fs::path dir = testing::TempDir("memory_flag_no_writer");
+  const std::string base = "compile " + std::string(KILN_MEMORY_MODEL_DIR) + "/chain.onnx -o " +
+                           (dir / "out.onnx").string() + " --log-level=error ";
+  const std::string plan = " --memory-plan " + (dir / "plan.json").string();
+  for (const std::string& args : {"-O0" + plan, "-O1" + plan, "-O2 --oo.memoryPlanning=false" + plan,
+                                  "-O1 --fusion-report " + (dir / "fusion.txt").string()}) {
+    auto r = testing::RunKiln(base + args);
+    EXPECT_EQ(r.rc, 3) << args << ": " << r.output;
+    EXPECT_NE(r.output.find("no pass of this compile writes it"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("Nothing was written."), std::string::npos) << r.output;
+    EXPECT_FALSE(fs::exists(dir / "out.onnx")) << args;
+    EXPECT_FALSE(fs::exists(dir / "plan.json")) << args;
+  }
+  auto r = testing::RunKiln(base + "-O1" + plan);
+  EXPECT_NE(r.output.find("MemoryPlanningPass is not in pipeline O1"), std::string::npos) << r.output;
+  r = testing::RunKiln(base + "-O2 --oo.memoryPlanning=false" + plan);
+  EXPECT_NE(r.output.find("MemoryPlanningPass is skipped (oo.memoryPlanning=false"), std::string::npos) << r.output;
+  fs::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace kiln
