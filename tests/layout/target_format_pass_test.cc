@@ -6,7 +6,10 @@
 
 #include <sstream>
 
+#include "cli/run_kiln.h"
 #include "folding/folding_test_util.h"
+#include "onnx/onnx_export.h"
+#include "onnx/onnx_import.h"
 #include "fusion/fusion_test_util.h"
 #include "support/function_text.h"
 
@@ -253,6 +256,45 @@ TEST(TargetFormatPass, RunningTwiceChangesNothingMore) {
   PassRun again = RunFormats(*m);
   EXPECT_EQ(PrintGraph(*m), once);
   EXPECT_EQ(Counter(again, kPass, "format_anchors"), 0);
+}
+
+// The whole of O3 with the target on a small CNN (stem with 3 channels, BatchNormalization folded, a residual
+// block, pooling, a classifier): fusion, then formats; the written model passes onnx.checker (full_check) and,
+// read back, computes what the input did.
+TEST(TargetFormatPass, O3WithTheTargetWritesStandardOnnxThatComputesTheSame) {
+  auto m = ParseModel(M("g (float[1,3,8,8] x) => (float[1,4] y) <" + W("w1", 8, 3, 1) + ", " + W("w2", 8, 8, 2) +
+                        ", " + W("w3", 8, 8, 3) + ", float[8] s = " + Values(8, 4) + ", float[8] b = " +
+                        Values(8, 5) + ", float[8] mu = " + Values(8, 6) + ", float[8] var = {1, 2, 1, 2, 1, 2, 1, 2}, " +
+                        "float[4,8] fc = " + Values(32, 7) + R"(> {
+    c1 = Conv(x, w1)
+    n1 = BatchNormalization(c1, s, b, mu, var)
+    r1 = Relu(n1)
+    c2 = Conv(r1, w2)
+    r2 = Relu(c2)
+    c3 = Conv(r2, w3)
+    a = Add(c3, r1)
+    r3 = Relu(a)
+    p = MaxPool <kernel_shape = [2, 2], strides = [2, 2]> (r3)
+    g = GlobalAveragePool(p)
+    f = Flatten(g)
+    y = Gemm <transB = 1> (f, fc)
+  })"));
+  ASSERT_TRUE(m);
+  const auto before = Execute(*m);
+  kiln::testing::RunLevel(*m, "O3", {{"oo.target", "ascend910b1"}});
+  const std::string ops = MainGraphOps(*m);
+  EXPECT_NE(ops.find("kiln.format.ToNC1HWC0_8_c3"), std::string::npos) << ops;
+  EXPECT_NE(ops.find("_NC1HWC0"), std::string::npos) << ops;
+  const auto dir = kiln::testing::TempDir("target_formats_o3");
+  const std::string file = (dir / "o3.onnx").string();
+  WriteModel(*m, file);
+  auto checked = kiln::testing::RunBinary(KILN_SYSTEM_PYTHON, "-c \"import onnx, sys; "
+                                          "onnx.checker.check_model(sys.argv[1], full_check=True)\" " + file);
+  EXPECT_EQ(checked.rc, 0) << checked.output;
+  std::unique_ptr<Model> reread = LoadModel(file);
+  ASSERT_TRUE(reread);
+  EXPECT_TRUE(SameOutputs(before, Execute(*reread), 1e-4, 1e-4));
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace
