@@ -16,16 +16,7 @@ trap 'rm -rf "$work"' EXIT
 py=/usr/bin/python3
 count() { $py -c "import onnx,sys; m=onnx.load(sys.argv[1], load_external_data=False); print(len(m.graph.node), len(m.functions))" "$1"; }
 check() { $py -c "import onnx,sys; onnx.checker.check_model(onnx.load(sys.argv[1]), full_check=True)" "$1" >/dev/null 2>&1 && echo ok || echo FAIL; }
-same() { $py - "$1" "$2" <<'PY'
-import glob, sys, numpy as np, onnx, onnx.numpy_helper as nh
-a = sorted(glob.glob(sys.argv[1] + '/output_*.pb')); b = sorted(glob.glob(sys.argv[2] + '/output_*.pb'))
-ok = len(a) == len(b) and len(a) > 0
-for x, y in zip(a, b):
-    t, u = nh.to_array(onnx.load_tensor(x)), nh.to_array(onnx.load_tensor(y))
-    ok = ok and t.shape == u.shape and np.allclose(t, u, rtol=1e-3, atol=1e-4)
-print('match' if ok else 'MISMATCH')
-PY
-}
+same() { $py "$root/bench/models/compare_outputs.py" "$1" "$2" --rtol 1e-3 --atol 1e-4; }
 printf '%-12s %-9s %6s %8s %9s %10s %8s %12s %10s\n' model batch input kiln_O2 functions ort_ext checker kiln_verify ort_run
 for model in resnet50 mobilenetv2 bert llama; do
   for batch in static symbolic; do

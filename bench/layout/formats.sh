@@ -39,16 +39,7 @@ blocked = sum(n.domain == 'kiln.format' for n in m.graph.node) - conv
 print(conv, blocked)" "$1"; }
 checker() { $py -c "import onnx,sys; onnx.checker.check_model(onnx.load(sys.argv[1]), full_check=True)" "$1" \
   >/dev/null 2>&1 && echo ok || echo FAIL; }
-same() { $py - "$1" "$2" <<'PY'
-import glob, sys, numpy as np, onnx, onnx.numpy_helper as nh
-a = sorted(glob.glob(sys.argv[1] + '/output_*.pb')); b = sorted(glob.glob(sys.argv[2] + '/output_*.pb'))
-ok = len(a) == len(b) and len(a) > 0
-for x, y in zip(a, b):
-    t, u = nh.to_array(onnx.load_tensor(x)), nh.to_array(onnx.load_tensor(y))
-    ok = ok and t.shape == u.shape and np.allclose(t, u, rtol=1e-4, atol=1e-4)
-print('match' if ok else 'MISMATCH')
-PY
-}
+same() { $py "$root/bench/models/compare_outputs.py" "$1" "$2" --rtol 1e-4 --atol 1e-4; }
 
 printf '%-12s %-10s %14s %7s %12s %7s %6s %12s %6s %7s %7s %7s %7s\n' model config intermediates vs_O0 arena vs_O0 \
   tasks hbm_bytes conv blocked checker verify ort

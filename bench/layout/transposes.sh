@@ -88,15 +88,6 @@ checker=$($py -c "import onnx,sys; onnx.checker.check_model(onnx.load(sys.argv[1
 ortrun="not installed"
 if node "$ort" run "$f" --inputs-dir "$work/in" --output-dir "$work/ref" >/dev/null 2>&1 &&
    node "$ort" run "$work/on.onnx" --inputs-dir "$work/in" --output-dir "$work/got" >/dev/null 2>&1; then
-  ortrun=$($py - "$work/ref" "$work/got" <<'PY'
-import glob, sys, numpy as np, onnx, onnx.numpy_helper as nh
-a = sorted(glob.glob(sys.argv[1] + '/output_*.pb')); b = sorted(glob.glob(sys.argv[2] + '/output_*.pb'))
-ok = len(a) == len(b) and len(a) > 0
-for x, y in zip(a, b):
-    t, u = nh.to_array(onnx.load_tensor(x)), nh.to_array(onnx.load_tensor(y))
-    ok = ok and t.shape == u.shape and np.allclose(t, u, rtol=1e-5, atol=1e-5)
-print('match' if ok else 'MISMATCH')
-PY
-)
+  ortrun=$($py "$root/bench/models/compare_outputs.py" "$work/ref" "$work/got")
 fi
 echo "chain at O2: onnx.checker $checker; ONNX Runtime, input against output: $ortrun"

@@ -88,12 +88,9 @@ void ExpectNoChange(const std::string& text, bool with_target = true) {
   EXPECT_EQ(Counter(run, kPass, "format_conversions"), 0);
 }
 
-const std::string kToBody = "Transpose Constant Reshape Transpose";
-const std::string kFromBody = "Transpose Constant Reshape Transpose";
-
-TEST(TargetFormatPass, ConvReluConvRunsBlockedBetweenOneToAndOneFrom) {
-  // GE-FMT: a Conv -> ReLU -> Conv chain needs a conversion at the entry and one at the exit only.
-  auto m = ExpectFormats(M("g (float[1,8,5,5] x) => (float[1,8,5,5] y) <" + W("w1", 8, 8, 1) + ", " +
+// Conv -> ReLU -> Conv on 8 channels (one block of C0 = 8), through the pass and its checks.
+std::unique_ptr<Model> ConvReluConv() {
+  return ExpectFormats(M("g (float[1,8,5,5] x) => (float[1,8,5,5] y) <" + W("w1", 8, 8, 1) + ", " +
                            W("w2", 8, 8, 2) + R"(> {
     a = Conv(x, w1)
     r = Relu(a)
@@ -102,6 +99,14 @@ TEST(TargetFormatPass, ConvReluConvRunsBlockedBetweenOneToAndOneFrom) {
                          {"kiln.format.ToNC1HWC0_8 kiln.format.Conv_NC1HWC0 Relu kiln.format.Conv_NC1HWC0 "
                           "kiln.format.FromNC1HWC0_8",
                           2, 1, 2, 2});
+}
+
+const std::string kToBody = "Transpose Constant Reshape Transpose";
+const std::string kFromBody = "Transpose Constant Reshape Transpose";
+
+TEST(TargetFormatPass, ConvReluConvRunsBlockedBetweenOneToAndOneFrom) {
+  // GE-FMT: a Conv -> ReLU -> Conv chain needs a conversion at the entry and one at the exit only.
+  auto m = ConvReluConv();
   ASSERT_TRUE(m);
   // Both convs share one body (their weights are inputs of the call); the conversions are standard ops.
   EXPECT_EQ(FunctionBodyOps(*m, "ToNC1HWC0_8", kDomain), kToBody);
@@ -242,15 +247,7 @@ TEST(TargetFormatPass, ChangesNothingWhereTheLayoutCannotBeWritten) {
 }
 
 TEST(TargetFormatPass, RunningTwiceChangesNothingMore) {
-  auto m = ExpectFormats(M("g (float[1,8,5,5] x) => (float[1,8,5,5] y) <" + W("w1", 8, 8, 1) + ", " +
-                           W("w2", 8, 8, 2) + R"(> {
-    a = Conv(x, w1)
-    r = Relu(a)
-    y = Conv(r, w2)
-  })"),
-                         {"kiln.format.ToNC1HWC0_8 kiln.format.Conv_NC1HWC0 Relu kiln.format.Conv_NC1HWC0 "
-                          "kiln.format.FromNC1HWC0_8",
-                          2, 1, 2, 2});
+  auto m = ConvReluConv();
   ASSERT_TRUE(m);
   const std::string once = PrintGraph(*m);
   PassRun again = RunFormats(*m);
