@@ -2,6 +2,7 @@
 #include "target/trace.h"
 
 #include <algorithm>
+#include <exception>
 #include <map>
 #include <set>
 
@@ -98,8 +99,12 @@ void CountFormatConversions(const PluginTarget& target, Node* n, const std::set<
     const std::string stored = StoredFormat(*v);
     if (format.empty() || format == "ND" || format == stored) return;
     ++totals.format_conversions;
-    totals.format_conversion_seconds +=
-        to_format ? TransferCost(target, v, stored, format) : TransferCost(target, v, format, stored);
+    try {  // a tensor the target cannot price (an unknown rank) is counted without seconds
+      totals.format_conversion_seconds +=
+          to_format ? TransferCost(target, v, stored, format) : TransferCost(target, v, format, stored);
+    } catch (const std::exception&) {
+      ++totals.format_conversions_unpriced;
+    }
   };
   for (size_t i = 0; i < n->num_inputs(); ++i)
     if (Value* v = n->input(i); v != nullptr && !IsConstant(*v)) count(v, PreferredFormat(target, n, false, i), true);
@@ -287,6 +292,7 @@ nlohmann::json TraceTotalsJson(const TargetTrace& trace) {
           {"symbolic_dims_counted_as_1", t.symbolic_dims},
           {"format_conversions", t.format_conversions},
           {"format_conversion_seconds", t.format_conversion_seconds},
+          {"format_conversions_unpriced", t.format_conversions_unpriced},
           {"by_engine", std::move(by_engine)}};
 }
 

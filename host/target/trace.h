@@ -75,6 +75,7 @@ struct TraceTotals {
   size_t symbolic_dims = 0;        // dimensions counted as 1
   size_t format_conversions = 0;   // left to the device (see above)
   double format_conversion_seconds = 0;
+  size_t format_conversions_unpriced = 0;  // of those, the ones the target could not price (unknown rank)
 };
 
 struct TargetTrace {

@@ -173,6 +173,12 @@ TEST_F(TargetCli, APluginPassGetsTheTargetsAnswersForwarded) {
   EXPECT_EQ(target["plugin"], "test_target");
   EXPECT_EQ(target["totals"]["tasks"], 11);
   EXPECT_EQ(target["totals"]["host_nodes"], 4);
+  // The Conv's input 0, preferred in NC1HWC0 and stored ND, is a conversion left to the device (0.1 us); its
+  // filter is a constant (converted offline), and nothing else prefers a format.
+  EXPECT_EQ(target["totals"]["format_conversions"], 1);
+  EXPECT_NEAR(target["totals"]["format_conversion_seconds"].get<double>(), 1e-7, 1e-12);
+  EXPECT_EQ(target["totals"]["format_conversions_unpriced"], 0);
+  EXPECT_TRUE(Contains(r.output, "1 format conversions left to the device")) << r.output;
   EXPECT_FALSE(target.contains("trace"));
   EXPECT_TRUE(Contains(r.output, "target test_npu: 11 tasks, 11 launches")) << r.output;
 
@@ -389,7 +395,13 @@ TEST_F(TargetCli, TheFusionFlagsReachTheirOptions) {
   EXPECT_TRUE(Contains(r.output, "= /abs/first.yaml;" + (dir_ / "packs" / "p.yaml").string() + ";/abs/q.yaml"))
       << r.output;
   EXPECT_TRUE(Contains(r.output, "oo.target") && Contains(r.output, "= test_npu")) << r.output;
-  // The report's options show them too.
+  // The report's options show them too (with a pass that writes the report: asking for one where no pass does
+  // is refused before compiling).
+  r = Compile(kSample, "--pipeline " + pipeline + kTarget + " --fusion-report rep.txt");
+  EXPECT_EQ(r.rc, 3) << r.output;
+  EXPECT_TRUE(Contains(r.output, "--fusion-report (fusion.report): no pass of this compile writes it")) << r.output;
+  pipeline = (dir_ / "fusing.yaml").string();
+  std::ofstream(pipeline) << "level: O2\ntarget: test_npu\nstages:\n  - name: Autofuse\n    passes: [PatternFusionPass]\n";
   r = Compile(kSample, "--pipeline " + pipeline + kTarget + " --fusion-report rep.txt");
   ASSERT_EQ(r.rc, 0) << r.output;
   const nlohmann::json report = Report();
