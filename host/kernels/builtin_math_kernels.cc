@@ -1,12 +1,39 @@
 // Built-in element-wise and reduction kernels for shape arithmetic: Add, Sub, Mul, Div, Max, Min (broadcasting),
-// Equal, Greater, Less, Not, Neg, Abs, Sqrt, Reciprocal, ReduceProd.
+// Equal, Greater, Less, Not, Neg, Abs, Sqrt, Reciprocal, ReduceProd. Signed integers wrap around on overflow (two's
+// complement, as ONNX Runtime and numpy compute them) rather than overflowing, which C++ leaves undefined.
 #include <cmath>
 #include <functional>
+#include <limits>
+#include <type_traits>
 
 #include "kernels/builtin_util.h"
 
 namespace kiln::builtin {
 namespace {
+
+// Signed types whose arithmetic C++ does not promote to a wider type (int and wider): computed as unsigned.
+template <typename T>
+constexpr bool kWraps = std::is_integral_v<T> && std::is_signed_v<T> && sizeof(T) >= sizeof(int);
+
+// op on x and y, wrapping around for kWraps types.
+template <typename Op>
+auto Wrapping(Op op) {
+  return [op](auto x, auto y) {
+    using T = decltype(x);
+    if constexpr (kWraps<T>) {
+      using U = std::make_unsigned_t<T>;
+      return static_cast<T>(op(static_cast<U>(x), static_cast<U>(y)));
+    } else {
+      return op(x, y);
+    }
+  };
+}
+
+template <typename T>
+T WrappingNeg(T x) {
+  if constexpr (kWraps<T>) return static_cast<T>(std::make_unsigned_t<T>(0) - static_cast<std::make_unsigned_t<T>>(x));
+  else return static_cast<T>(-x);
+}
 
 // A binary broadcasting kernel producing `OutBool ? bool : T`, folded over every input (Max/Min are variadic).
 template <bool OutBool, typename Op>
@@ -67,7 +94,12 @@ KernelResult Div(KernelCall& c) {
     });
     if (zero) throw ModelError("Div: integer division by zero");
   }
-  static const KernelFn div = Binary<false>([](auto x, auto y) { return x / y; });
+  // The lowest value divided by -1 is its negation, wrapped (the one integer quotient that overflows).
+  static const KernelFn div = Binary<false>([](auto x, auto y) {
+    if constexpr (kWraps<decltype(x)>)
+      if (y == decltype(y)(-1)) return WrappingNeg(x);
+    return x / y;
+  });
   return div(c);
 }
 
@@ -101,7 +133,7 @@ KernelResult ReduceProd(KernelCall& c) {
     std::vector<T> acc(static_cast<size_t>(Count(out_keep)), T(1));
     auto idx = BroadcastIndices(out_keep, x.dims());  // output cell of each input element
     auto in = x.values<T>();
-    for (size_t k = 0; k < in.size(); ++k) acc[idx[k]] *= in[k];
+    for (size_t k = 0; k < in.size(); ++k) acc[idx[k]] = Wrapping(std::multiplies<>())(acc[idx[k]], in[k]);
     T* dst = c.AllocateOutputAs<T>(0, x.type(), out);
     std::copy(acc.begin(), acc.end(), dst);
   });
@@ -111,9 +143,9 @@ KernelResult ReduceProd(KernelCall& c) {
 }  // namespace
 
 void RegisterBuiltinMathKernels(KernelRegistry& r) {
-  Add(r, "Add", Binary<false>(std::plus<>()));
-  Add(r, "Sub", Binary<false>(std::minus<>()));
-  Add(r, "Mul", Binary<false>(std::multiplies<>()));
+  Add(r, "Add", Binary<false>(Wrapping(std::plus<>())));
+  Add(r, "Sub", Binary<false>(Wrapping(std::minus<>())));
+  Add(r, "Mul", Binary<false>(Wrapping(std::multiplies<>())));
   Add(r, "Div", Div);
   Add(r, "Max", Binary<false>([](auto x, auto y) { return x > y ? x : y; }));
   Add(r, "Min", Binary<false>([](auto x, auto y) { return x < y ? x : y; }));
@@ -121,8 +153,8 @@ void RegisterBuiltinMathKernels(KernelRegistry& r) {
   Add(r, "Greater", Binary<true>([](auto x, auto y) { return x > y; }));
   Add(r, "Less", Binary<true>([](auto x, auto y) { return x < y; }));
   Add(r, "Not", Not);
-  Add(r, "Neg", Unary([](auto x) { return -x; }, false));
-  Add(r, "Abs", Unary([](auto x) { return x < 0 ? -x : x; }, false));
+  Add(r, "Neg", Unary([](auto x) { return WrappingNeg(x); }, false));
+  Add(r, "Abs", Unary([](auto x) { return x < 0 ? WrappingNeg(x) : x; }, false));
   Add(r, "Sqrt", Unary([](auto x) { return std::sqrt(x); }, true));
   Add(r, "Reciprocal", Unary([](auto x) { return decltype(x)(1) / x; }, true));
   Add(r, "ReduceProd", ReduceProd);

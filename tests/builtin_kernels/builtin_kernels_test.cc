@@ -1,8 +1,11 @@
 // The built-in Split kernel: parts given as an input split the axis, and parts that do not tile it (the fuzzer
-// found sums past the axis, which read past the input) are a kiln::Error naming the op, not an over-read.
+// found sums past the axis, which read past the input) are a kiln::Error naming the op, not an over-read. The
+// built-in integer arithmetic wraps around where it overflows (the fuzzer found an int64 Mul overflowing, which C++
+// leaves undefined), as ONNX Runtime and numpy compute it.
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <limits>
 #include <vector>
 
 #include "exec/executor.h"
@@ -61,6 +64,38 @@ TEST_F(BuiltinSplit, PartsPastTheAxisAreAnError) {
 }
 
 TEST_F(BuiltinSplit, NegativePartsAreAnError) { EXPECT_THROW(Run({-2, 8}), Error); }
+
+constexpr const char* kIntegerModel = R"(
+<ir_version: 8, opset_import: ["" : 13]>
+integers (int64[3] a, int64[3] b) => (int64[3] sum, int64[3] product, int64[3] quotient, int64[3] neg, int64[3] abs) {
+  sum = Add(a, b)
+  product = Mul(a, b)
+  quotient = Div(a, b)
+  neg = Neg(a)
+  abs = Abs(a)
+}
+)";
+
+TEST(BuiltinIntegers, OverflowWrapsAroundAsTwosComplement) {
+  KernelRegistry kernels;
+  RegisterBuiltinKernels(kernels);
+  auto model = ParseModel(kIntegerModel);
+  ASSERT_TRUE(model);
+  constexpr int64_t kMin = std::numeric_limits<int64_t>::min(), kMax = std::numeric_limits<int64_t>::max();
+  const int64_t big = int64_t{1} << 62;
+  auto out = Executor(*model, kernels).Run({Vector<int64_t>(DataType::kInt64, {kMax, big, kMin}),
+                                            Vector<int64_t>(DataType::kInt64, {1, 4, -1})});
+  ASSERT_EQ(out.size(), 5u);
+  auto values = [&](size_t i) {
+    auto v = out[i].tensor->values<int64_t>();
+    return std::vector<int64_t>(v.begin(), v.end());
+  };
+  EXPECT_EQ(values(0), (std::vector<int64_t>{kMin, big + 4, kMax}));  // kMax + 1 and kMin - 1 wrap
+  EXPECT_EQ(values(1), (std::vector<int64_t>{kMax, 0, kMin}));        // 2^62 * 4 = 2^64 wraps to 0
+  EXPECT_EQ(values(2), (std::vector<int64_t>{kMax, big / 4, kMin}));  // kMin / -1 is kMin again
+  EXPECT_EQ(values(3), (std::vector<int64_t>{-kMax, -big, kMin}));
+  EXPECT_EQ(values(4), (std::vector<int64_t>{kMax, big, kMin}));
+}
 
 }  // namespace
 }  // namespace kiln::testing
