@@ -35,10 +35,15 @@ sdk::Value Add(Emitted& e, sdk::Node node) {
   return e.out;
 }
 
-// A Constant node (not an initializer), so that outlining moves it into the body with the ops that read it.
+// A Constant node (not an initializer), so that outlining moves it into the body with the ops that read it. Its
+// `value` is a tensor attribute (value_ints needs opset 12): the data is made as a scratch initializer, copied into
+// the attribute, and the initializer removed.
 sdk::Value Ints(sdk::Graph graph, Emitted& e, const std::vector<int64_t>& values) {
+  const int64_t n = static_cast<int64_t>(values.size());
+  sdk::Value scratch = graph.CreateConstant<int64_t>(std::span<const int64_t>(&n, 1), values);
   sdk::Node c = Glue(graph, e, "Constant", {});
-  c.SetInts("value_ints", values);
+  c.SetTensor("value", scratch.ConstantData());
+  scratch.Remove();
   c.InferShapes();
   e.nodes.push_back(c);
   return c.Output(0);

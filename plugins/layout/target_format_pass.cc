@@ -233,8 +233,8 @@ std::string ReportJson(const FormatPlan& plan, size_t cancelled, size_t written,
 
 void TargetFormatPass::Run(sdk::PassContext& ctx, sdk::Graph graph) {
   if (!IsMainGraph(graph) || sdk::active_target::ActiveName().empty()) return;
-  if (graph.OpsetVersion("") < 13) {
-    ctx.Log(KILN_LOG_INFO, "target formats need a default-domain opset of 13 or more; the model keeps ND");
+  if (graph.OpsetVersion("") < 11) {  // Pad takes its pads as an input from opset 11
+    ctx.Log(KILN_LOG_INFO, "target formats need a default-domain opset of 11 or more; the model keeps ND");
     return;
   }
   const size_t cancelled = CancelPairs(graph);

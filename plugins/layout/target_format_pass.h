@@ -17,7 +17,7 @@
 //
 // When. A graph pass on the main graph in O3's AfterAutofuse stage (after fusion, which it does not change),
 // switch oo.targetFormats, only with an active target that describes storage shapes (ABI 1.6) and a default-domain
-// opset of 13 or more. Without one it changes nothing. Counters: format_anchors, format_agnostic,
+// opset of 11 or more (Pad with its pads as an input). Without one it changes nothing. Counters: format_anchors, format_agnostic,
 // format_conversions (To and From calls written), format_conversions_saved (the anchors' own conversions less
 // those written), format_pairs_cancelled; the report gets reports.target_formats (each region's counts, seconds and
 // decision).

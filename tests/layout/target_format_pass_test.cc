@@ -145,6 +145,21 @@ TEST(TargetFormatPass, PaddedChannelsArePaddedOnTheWayInAndSlicedOnTheWayOut) {
   EXPECT_EQ(FunctionBodyOps(*m, "FromNC1HWC0_8_c3", kDomain), kFromBody + " Constant Constant Constant Slice");
 }
 
+TEST(TargetFormatPass, AnOpset11ModelGetsFormatsToo) {
+  // PyTorch's exporter long defaulted to opset 11: the conversions need nothing newer (Constant with a tensor value,
+  // Pad and Slice with inputs).
+  ExpectFormats(M("g (float[1,8,4,4] x) => (float[1,8,4,4] y) <" + W("w1", 8, 8, 1) + ", " + W("w2", 8, 8, 2) +
+                      R"(> {
+    a = Conv(x, w1)
+    r = Relu(a)
+    y = Conv(r, w2)
+  })",
+                  11),
+                {"kiln.format.ToNC1HWC0_8 kiln.format.Conv_NC1HWC0 Relu kiln.format.Conv_NC1HWC0 "
+                 "kiln.format.FromNC1HWC0_8",
+                 2, 1, 2, 2});
+}
+
 TEST(TargetFormatPass, AResidualAddAndTheReluAfterItRunBlocked) {
   ExpectFormats(M("g (float[1,8,4,4] x) => (float[1,8,4,4] y) <" + W("w1", 8, 8, 1) + ", " + W("w2", 8, 8, 2) +
                   R"(> {
@@ -232,11 +247,11 @@ TEST(TargetFormatPass, ChangesNothingWithoutATargetOrAnAnchor) {
 }
 
 TEST(TargetFormatPass, ChangesNothingWhereTheLayoutCannotBeWritten) {
-  // Opset 11 (the pass writes opset-13 conversions); a channel count that is not a number.
+  // Opset 10 (the conversions' Pad takes its pads as an input from opset 11); a channel count that is not a number.
   ExpectNoChange(M("g (float[1,8,4,4] x) => (float[1,8,4,4] y) <" + W("w", 8, 8, 1) + R"(> {
     y = Conv(x, w)
   })",
-                   11));
+                   10));
   ExpectNoChange(M(R"(g (float[1,C,4,4] x, float[8,C,1,1] w) => (float[1,8,4,4] y) {
     y = Conv(x, w)
   })"));
