@@ -157,6 +157,12 @@ KernelResult Transpose(KernelCall& c) {
   if (perm.empty())
     for (size_t i = 0; i < r; ++i) perm.push_back(static_cast<int64_t>(r - 1 - i));
   if (perm.size() != r) throw ModelError("Transpose: perm has the wrong length");
+  std::vector<bool> seen(r, false);
+  for (int64_t p : perm) {
+    if (p < 0 || p >= static_cast<int64_t>(r) || seen[static_cast<size_t>(p)])
+      throw ModelError("Transpose: perm is not a permutation of the input's " + std::to_string(r) + " axes");
+    seen[static_cast<size_t>(p)] = true;
+  }
   Dims out(r), in_strides = Strides(x.dims()), strides(r);
   for (size_t i = 0; i < r; ++i) out[i] = x.dims()[static_cast<size_t>(perm[i])], strides[i] = in_strides[static_cast<size_t>(perm[i])];
   std::vector<int64_t> idx(static_cast<size_t>(Count(out)));

@@ -97,5 +97,28 @@ TEST(BuiltinIntegers, OverflowWrapsAroundAsTwosComplement) {
   EXPECT_EQ(values(4), (std::vector<int64_t>{kMax, big, kMin}));
 }
 
+// A perm with an axis past the rank, negative or repeated (the fuzzer found one past the rank, which read outside
+// the dims) is an error naming the op.
+TEST(BuiltinTranspose, APermThatIsNoPermutationIsAnError) {
+  KernelRegistry kernels;
+  RegisterBuiltinKernels(kernels);
+  for (const char* perm : {"[0, 2]", "[-1, 0]", "[1, 1]"}) {
+    auto model = ParseModel(std::string(R"(<ir_version: 8, opset_import: ["" : 13]>
+transpose (float[2,3] x) => (float[?,?] y) {
+  y = Transpose<perm = )") + perm + R"(>(x)
+}
+)");
+    ASSERT_TRUE(model) << perm;
+    try {
+      OutputTensor x = AllocateTensor(DataType::kFloat, {2, 3});
+      std::memset(x.data, 0, 6 * sizeof(float));
+      Executor(*model, kernels).Run({RtValue::Of(x.tensor)});
+      FAIL() << perm << ": expected a kiln::Error";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("Transpose: perm is not a permutation"), std::string::npos) << e.what();
+    }
+  }
+}
+
 }  // namespace
 }  // namespace kiln::testing
