@@ -3,6 +3,7 @@
 #include <kiln/kiln_plugin_parts.hpp>
 
 #include <algorithm>
+#include <limits>
 #include <regex>
 #include <string>
 
@@ -37,12 +38,14 @@ bool NameSkipped(sdk::PassContext& ctx, const sdk::Node& n) {
   }
 }
 
-// Bytes a static-shaped tensor value takes; -1 when its shape is not static.
+// Bytes a static-shaped tensor value takes, saturated at the int64 maximum (past every size limit: a shape can
+// claim more elements than int64 counts); -1 when its shape is not static.
 int64_t StaticBytes(const sdk::Value& v) {
   if (!v || !v.HasStaticShape()) return -1;
-  int64_t n = 1;
-  for (int64_t d : v.Dims()) n *= d;
-  return n * ElemBytes(v.ElemType());
+  int64_t n = ElemBytes(v.ElemType());
+  for (int64_t d : v.Dims())
+    if (__builtin_mul_overflow(n, d, &n)) return std::numeric_limits<int64_t>::max();
+  return n;
 }
 
 bool AllOutputsKnownEmpty(const sdk::Node& n) {

@@ -129,6 +129,20 @@ TEST(ConstantFoldingPassTest, SizePolicyKeepsLargeConstantOfShapeExpandTile) {
   EXPECT_EQ(ConstValues<float>(*m, "small"), (std::vector<float>(4, 0.5f)));
 }
 
+// An output whose static shape counts more bytes than int64 holds (the fuzzer found 2^48 x 1.8e9 elements) is
+// over every limit: skipped, never computed.
+TEST(ConstantFoldingPassTest, AShapeWhoseByteCountOverflowsIsTooLarge) {
+  auto m = ParseModel(std::string(kHeader) + R"(
+    g () => (float[281474976710657,1796014079] y) {
+      s = Constant <value = int64[2] {281474976710657, 1796014079}> ()
+      y = ConstantOfShape <value = float[1] {1.0}> (s)
+    })");
+  ASSERT_TRUE(m);
+  PassRun run = RunPasses(*m, {"InferShapePass", "ConstantFoldingPass"});
+  EXPECT_EQ(CountOps(*m, "ConstantOfShape"), 1u);
+  EXPECT_EQ(Counter(run, "ConstantFoldingPass", "skipped_size"), 1);
+}
+
 TEST(ConstantFoldingPassTest, MaxOutputBytesOption) {
   auto m = ParseModel(std::string(kHeader) + R"(
     g () => (float[64] y) {
