@@ -96,6 +96,14 @@ Tensor TensorFromProto(TensorProto&& p, ExternalDataReader* ext, const std::stri
   const size_t elem = ElementSize(type);
   Tensor t;
   if (type == DataType::kString) {
+    // One string per element: a count that disagrees with the dims is invalid data, as for the other types.
+    uint64_t count = 1;
+    for (int64_t d : dims)
+      if (d < 0 || __builtin_mul_overflow(count, static_cast<uint64_t>(d), &count))
+        throw ModelError(where + ": dims " + DimsText(dims) + " are negative or overflow");
+    if (count != static_cast<uint64_t>(p.string_data_size()))
+      throw ModelError(where + ": " + std::to_string(p.string_data_size()) + " strings, but dims " + DimsText(dims) +
+                       " hold " + std::to_string(count));
     std::vector<std::string> strings;
     strings.reserve(static_cast<size_t>(p.string_data_size()));
     for (auto& s : *p.mutable_string_data()) strings.push_back(std::move(s));

@@ -56,7 +56,8 @@ size_t TensorHash(const sdk::TensorView& t) {
   auto mix = [&h](size_t v) { h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2); };
   for (int64_t d : t.Dims()) mix(std::hash<int64_t>()(d));
   if (t.ElemType() == KILN_ELEM_STRING) {
-    for (size_t i = 0; i < static_cast<size_t>(t.ElementCount()); ++i) mix(std::hash<std::string_view>()(t.StringAt(i)));
+    for (const KilnString& s : t.Values<KilnString>())
+      mix(std::hash<std::string_view>()(std::string_view(s.data, static_cast<size_t>(s.size))));
   } else if (t.ByteSize()) {
     mix(std::hash<std::string_view>()(std::string_view(static_cast<const char*>(t.Data()), t.ByteSize())));
   }

@@ -117,6 +117,18 @@ TEST_F(BadInput, TenGigabyteTensorInOneKilobyteFile) {
   ExpectCompileFails(Write("h.onnx", m), 2, "need 10737418240 bytes, but the data holds 16");
 }
 
+// One string per element, as for the other types (the fuzzer found a string tensor with fewer strings than its dims
+// say, which a pass then read past the end of).
+TEST_F(BadInput, StringTensorWithFewerStringsThanItsDims) {
+  auto m = ReluModel();
+  auto* t = m.mutable_graph()->add_initializer();
+  t->set_name("labels");
+  t->set_data_type(onnx::TensorProto::STRING);
+  t->add_dims(3);
+  t->add_string_data("a");
+  ExpectCompileFails(Write("s.onnx", m), 2, "1 strings, but dims [3] hold 3");
+}
+
 TEST_F(BadInput, ExternalDataPathLeavingTheDirectory) {
   auto m = ReluModel();
   auto* t = m.mutable_graph()->add_initializer();

@@ -205,9 +205,13 @@ class TensorView {
     CheckType<T>();
     return {static_cast<const T*>(v_->data), static_cast<size_t>(v_->byte_size / sizeof(T))};
   }
+  // Element i of a string tensor; throws OUT_OF_RANGE past the strings it holds.
   std::string_view StringAt(size_t i) const {
-    const KilnString& s = Values<KilnString>()[i];
-    return {s.data, static_cast<size_t>(s.size)};
+    std::span<const KilnString> all = Values<KilnString>();
+    if (i >= all.size())
+      throw Error("string " + std::to_string(i) + " of a tensor holding " + std::to_string(all.size()),
+                  KILN_STATUS_OUT_OF_RANGE);
+    return {all[i].data, static_cast<size_t>(all[i].size)};
   }
 
  protected:
