@@ -216,6 +216,22 @@ class Importer {
       a.graphs.push_back(NewSubgraph(ap.mutable_g(), n));
     }
     for (auto& gp : *ap.mutable_graphs()) a.graphs.push_back(NewSubgraph(&gp, n));
+    // A declared single-value type needs its value (ONNX's checker: one value field), unless the attribute refers to
+    // a function's; else the kernels and the passes would each take their own default for it.
+    if (a.kind_declared && a.ref_attr_name.empty()) {
+      const char* missing = nullptr;
+      switch (ap.type()) {
+        case onnx::AttributeProto::INT: missing = ap.has_i() ? nullptr : "i"; break;
+        case onnx::AttributeProto::FLOAT: missing = ap.has_f() ? nullptr : "f"; break;
+        case onnx::AttributeProto::STRING: missing = ap.has_s() ? nullptr : "s"; break;
+        case onnx::AttributeProto::TENSOR: missing = ap.has_t() ? nullptr : "t"; break;
+        case onnx::AttributeProto::GRAPH: missing = ap.has_g() ? nullptr : "g"; break;
+        default: break;
+      }
+      if (missing)
+        throw ModelError(at + " is declared " + onnx::AttributeProto::AttributeType_Name(ap.type()) +
+                         " but has no value (field " + missing + ")");
+    }
     return a;
   }
 

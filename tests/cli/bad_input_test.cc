@@ -129,6 +129,16 @@ TEST_F(BadInput, StringTensorWithFewerStringsThanItsDims) {
   ExpectCompileFails(Write("s.onnx", m), 2, "1 strings, but dims [3] hold 3");
 }
 
+// An attribute declared INT without its value (the fuzzer found Shape's `end` so: the kernel took its default,
+// the folding 0, and the optimised model computed something else): an invalid model, as ONNX's checker says.
+TEST_F(BadInput, AnAttributeDeclaredWithoutItsValue) {
+  auto m = ReluModel();
+  auto* a = m.mutable_graph()->mutable_node(0)->add_attribute();
+  a->set_name("alpha");
+  a->set_type(onnx::AttributeProto::INT);
+  ExpectCompileFails(Write("a.onnx", m), 2, "attribute 'alpha' is declared INT but has no value (field i)");
+}
+
 TEST_F(BadInput, ExternalDataPathLeavingTheDirectory) {
   auto m = ReluModel();
   auto* t = m.mutable_graph()->add_initializer();
