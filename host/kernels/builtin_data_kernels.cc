@@ -20,6 +20,9 @@ KernelResult Concat(KernelCall& c) {
   out[axis] = 0;
   for (const Tensor* t : ins) {
     if (t->dims().size() != out.size() || t->type() != ins[0]->type()) throw ModelError("Concat: inputs disagree in rank or type");
+    for (size_t i = 0; i < out.size(); ++i)
+      if (i != axis && t->dims()[i] != ins[0]->dims()[i])
+        throw ModelError("Concat: inputs differ in dimension " + std::to_string(i) + ", which is not the axis");
     out[axis] += t->dims()[axis];
   }
   const size_t es = ElementSize(ins[0]->type());

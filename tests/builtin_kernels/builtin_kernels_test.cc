@@ -120,5 +120,26 @@ transpose (float[2,3] x) => (float[?,?] y) {
   }
 }
 
+// Inputs that differ outside the axis (the fuzzer found them, and the copy ran past the smaller one) are an error.
+TEST(BuiltinConcat, InputsThatDifferOutsideTheAxisAreAnError) {
+  KernelRegistry kernels;
+  RegisterBuiltinKernels(kernels);
+  auto model = ParseModel(R"(<ir_version: 8, opset_import: ["" : 13]>
+concat (float[2,3] a, float[4,1] b) => (float[?,?] y) {
+  y = Concat<axis = 1>(a, b)
+}
+)");
+  ASSERT_TRUE(model);
+  OutputTensor a = AllocateTensor(DataType::kFloat, {2, 3}), b = AllocateTensor(DataType::kFloat, {4, 1});
+  std::memset(a.data, 0, 6 * sizeof(float));
+  std::memset(b.data, 0, 4 * sizeof(float));
+  try {
+    Executor(*model, kernels).Run({RtValue::Of(a.tensor), RtValue::Of(b.tensor)});
+    FAIL() << "expected a kiln::Error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("Concat: inputs differ in dimension 0"), std::string::npos) << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace kiln::testing
