@@ -21,7 +21,7 @@ if(NOT rc EQUAL 0)
 endif()
 
 set(problems "")
-foreach(f bin/kiln include/kiln/kiln_plugin.h include/kiln/kiln_plugin.hpp share/kiln/configs/pipelines/O0.yaml
+foreach(f bin/kiln include/kiln/kiln_plugin.h include/kiln/kiln_plugin_host_api.h include/kiln/kiln_plugin.hpp share/kiln/configs/pipelines/O0.yaml
           share/kiln/configs/pipelines/O2.yaml)
   if(NOT EXISTS ${prefix}/${f})
     string(APPEND problems "missing ${f}\n")
