@@ -51,6 +51,19 @@ bool TensorsEqual(const sdk::TensorView& a, const sdk::TensorView& b) {
   return a.ByteSize() == 0 || std::memcmp(a.Data(), b.Data(), a.ByteSize()) == 0;
 }
 
+// Hashes all of a small tensor's bytes but only samples a large one's (its ends and 64 windows spread evenly
+// across it): hashing every byte of ResNet-50's 100 MB of weights took a tenth of an O2 compile. Equal tensors
+// still hash equal, and the buckets' exact comparison (TensorsEqual) stops at the first differing byte.
+size_t HashSampledBytes(std::string_view bytes) {
+  constexpr size_t kWhole = size_t{16} << 10, kWindow = 64, kWindows = 64;
+  std::hash<std::string_view> hash;
+  if (bytes.size() <= kWhole) return hash(bytes);
+  size_t h = hash(bytes.substr(0, 1024)) ^ (hash(bytes.substr(bytes.size() - 1024)) * 31) ^ bytes.size();
+  const size_t stride = (bytes.size() - kWindow) / kWindows;
+  for (size_t i = 1; i < kWindows; ++i) h = h * 1099511628211ULL ^ hash(bytes.substr(i * stride, kWindow));
+  return h;
+}
+
 size_t TensorHash(const sdk::TensorView& t) {
   size_t h = std::hash<int32_t>()(t.ElemType());
   auto mix = [&h](size_t v) { h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2); };
@@ -59,7 +72,7 @@ size_t TensorHash(const sdk::TensorView& t) {
     for (const KilnString& s : t.Values<KilnString>())
       mix(std::hash<std::string_view>()(std::string_view(s.data, static_cast<size_t>(s.size))));
   } else if (t.ByteSize()) {
-    mix(std::hash<std::string_view>()(std::string_view(static_cast<const char*>(t.Data()), t.ByteSize())));
+    mix(HashSampledBytes(std::string_view(static_cast<const char*>(t.Data()), t.ByteSize())));
   }
   return h;
 }

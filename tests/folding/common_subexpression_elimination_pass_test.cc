@@ -81,6 +81,34 @@ TEST(CommonSubexpressionEliminationPass, MergesIdenticalInitializersAndDropsTheO
   })")));
 }
 
+// Large constants are bucketed by a hash of samples of their bytes; equality is still decided on every byte.
+TEST(CommonSubexpressionEliminationPass, ComparesLargeConstantsOnEveryByte) {
+  constexpr int kCount = 8192;  // 32 KiB: past the size hashed whole
+  auto values = [](int changed) {
+    std::string s = "{";
+    for (int i = 0; i < kCount; ++i) s += (i ? ", " : "") + std::to_string(i == changed ? 99 : i % 7) + ".0";
+    return s + "}";
+  };
+  const std::string t = "float[" + std::to_string(kCount) + "]";
+  // w3 differs from w1 in element 300 only (bytes 1200..1203), which no sample covers: same bucket, not merged.
+  auto m = ParseModel(M("g (" + t + " x) => (" + t + " y) <" + t + " w1 = " + values(-1) + ", " + t + " w2 = " +
+                        values(-1) + ", " + t + " w3 = " + values(300) + R"(> {
+    a = Add(x, w1)
+    b = Add(x, w2)
+    c = Add(x, w3)
+    s = Sum(a, b, c)
+    y = Relu(s)
+  })"));
+  ASSERT_TRUE(m);
+  auto run = RunPasses(*m, kCse);
+  EXPECT_TRUE(run.changed());
+  std::vector<std::string> names;
+  for (const Value* v : m->graph().initializers()) names.push_back(v->name());
+  EXPECT_EQ(names, (std::vector<std::string>{"w1", "w3"}));
+  std::string after = PrintGraph(*m);
+  EXPECT_NE(after.find("s = Sum(a, a, c)"), std::string::npos) << after;
+}
+
 TEST(CommonSubexpressionEliminationPass, ComparesAttributes) {
   // Equal attributes merge (in any order); a different alpha or different dims do not.
   ExpectRewrite(R"(g (float[2,3] x) => (float[3,2] y, float[2] z, float[2,3] w) {
