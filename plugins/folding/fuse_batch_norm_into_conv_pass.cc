@@ -3,6 +3,8 @@
 
 #include <kiln/kiln_plugin_parts.hpp>
 
+#include <Eigen/Core>
+
 #include <cmath>
 #include <span>
 #include <vector>
@@ -62,10 +64,13 @@ void FuseBatchNormIntoConvPass::Run(sdk::PassContext& ctx, sdk::Node bn) {
   sdk::NewConstant folded_b = g.AllocateConstant(KILN_ELEM_FLOAT, b_dims);
   std::span<float> new_w = folded_w.data.MutableValues<float>();
   std::span<float> new_b = folded_b.data.MutableValues<float>();
+  using Row = Eigen::Map<const Eigen::ArrayXf>;
+  using MutableRow = Eigen::Map<Eigen::ArrayXf>;
+  const auto n = static_cast<Eigen::Index>(per_channel);
   for (size_t c = 0; c < static_cast<size_t>(channels); ++c) {
     double f = static_cast<double>(scale[c]) / std::sqrt(static_cast<double>(var[c]) + epsilon);
-    for (size_t k = 0; k < per_channel; ++k)
-      new_w[c * per_channel + k] = static_cast<float>(static_cast<double>(weights[c * per_channel + k]) * f);
+    // Each weight is scaled in double and rounded once, vectorised (Eigen): ResNet-50 scales 25M of them.
+    MutableRow(new_w.data() + c * per_channel, n) = (Row(weights.data() + c * per_channel, n).cast<double>() * f).cast<float>();
     double b = has_bias ? static_cast<double>(bias[c]) : 0.0;
     new_b[c] = static_cast<float>((b - static_cast<double>(mean[c])) * f + static_cast<double>(shift[c]));
   }

@@ -6,6 +6,7 @@
 #include <onnx/onnx_pb.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <numeric>
@@ -233,6 +234,23 @@ TEST(WeightSplit, DamagedFilesGetProtobufsError) {
       EXPECT_NE(std::string(e.what()).find("not a valid ONNX protobuf"), std::string::npos) << e.what();
     }
     fs::remove(p);
+  }
+}
+
+// Buffer::Zeros maps large blocks itself (2 MB-aligned from 2 MB, prefaulted): every size reads as zeros, and
+// a block that a pass writes through its tensor keeps what was written.
+TEST(ZeroedBuffer, EverySizeIsZeroAndLargeBlocksAreAligned) {
+  for (size_t n : {size_t{0}, size_t{1}, size_t{4096}, size_t{256} << 10, (size_t{2} << 20) + 3, size_t{9} << 20}) {
+    auto b = Buffer::Zeros(n);
+    ASSERT_EQ(b->size(), n);
+    ASSERT_NE(b->data(), nullptr);
+    EXPECT_TRUE(std::all_of(b->data(), b->data() + n, [](std::byte x) { return x == std::byte{0}; })) << n;
+    if (n >= (size_t{2} << 20)) EXPECT_EQ(reinterpret_cast<uintptr_t>(b->data()) % (uintptr_t{2} << 20), 0u) << n;
+    if (n > 0) {
+      auto* w = const_cast<std::byte*>(b->data());
+      w[0] = w[n - 1] = std::byte{7};
+      EXPECT_EQ(b->data()[n - 1], std::byte{7});
+    }
   }
 }
 
