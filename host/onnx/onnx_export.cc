@@ -211,25 +211,49 @@ void WriteStreamed(onnx::ModelProto& proto, std::unordered_map<const onnx::Tenso
   if (proto.ByteSizeLong() + field(graph_bytes) > static_cast<uint64_t>(std::numeric_limits<int32_t>::max()))
     throw ModelError(path + ": the model would be over 2 GB, past protobuf's limit; pass --external-data-threshold "
                             "(for example 1024) to keep large tensors in an external-data file");
-  google::protobuf::io::OstreamOutputStream zero_copy(&os);
-  {
-    CodedOutputStream co(&zero_copy);
-    proto.SerializeWithCachedSizes(&co);
-    co.WriteTag(kGraphTag);
-    co.WriteVarint64(graph_bytes);
-    graph->SerializeWithCachedSizes(&co);
-    for (size_t i = 0; i < raw.size(); ++i) {
-      co.WriteTag(kInitializerTag);
-      co.WriteVarint64(bodies[i]);
-      inits.Get(static_cast<int>(i)).SerializeWithCachedSizes(&co);
-      if (!raw[i]) continue;
-      co.WriteTag(kRawDataTag);
-      co.WriteVarint64(raw[i]->size());
-      co.WriteRaw(raw[i]->data(), static_cast<int>(raw[i]->size()));
+  // protobuf's OstreamOutputStream cannot be flushed midway; its adaptor over a copying stream can.
+  class Sink final : public google::protobuf::io::CopyingOutputStream {
+   public:
+    explicit Sink(std::ostream& os) : os_(os) {}
+    bool Write(const void* buffer, int size) override {
+      os_.write(static_cast<const char*>(buffer), size);
+      return static_cast<bool>(os_);
     }
-    if (co.HadError()) throw UsageError(path + ": writing failed");
+
+   private:
+    std::ostream& os_;
+  } sink(os);
+  google::protobuf::io::CopyingOutputStreamAdaptor zero_copy(&sink);
+  auto co = std::make_unique<CodedOutputStream>(&zero_copy);
+  // Large raw bytes go to the stream directly (the file buffer passes a large write straight to the kernel):
+  // copied through protobuf's 8 KB blocks they cost a second copy of every weight.
+  auto write_direct = [&](std::span<const std::byte> bytes) {
+    if (co->HadError()) throw UsageError(path + ": writing failed");
+    co.reset();  // hands its unused block back
+    zero_copy.Flush();
+    os.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+    co = std::make_unique<CodedOutputStream>(&zero_copy);
+  };
+  constexpr size_t kDirect = size_t{64} << 10;
+  proto.SerializeWithCachedSizes(co.get());
+  co->WriteTag(kGraphTag);
+  co->WriteVarint64(graph_bytes);
+  graph->SerializeWithCachedSizes(co.get());
+  for (size_t i = 0; i < raw.size(); ++i) {
+    co->WriteTag(kInitializerTag);
+    co->WriteVarint64(bodies[i]);
+    inits.Get(static_cast<int>(i)).SerializeWithCachedSizes(co.get());
+    if (!raw[i]) continue;
+    co->WriteTag(kRawDataTag);
+    co->WriteVarint64(raw[i]->size());
+    if (raw[i]->size() >= kDirect)
+      write_direct(*raw[i]);
+    else
+      co->WriteRaw(raw[i]->data(), static_cast<int>(raw[i]->size()));
   }
-  if (!os) throw UsageError(path + ": writing failed");
+  if (co->HadError()) throw UsageError(path + ": writing failed");
+  co.reset();
+  if (!zero_copy.Flush() || !os) throw UsageError(path + ": writing failed");
 }
 
 }  // namespace
