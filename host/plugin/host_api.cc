@@ -7,7 +7,10 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <limits>
+#include <mutex>
+#include <unordered_map>
 #include <new>
 
 #include "ir/graph.h"
@@ -151,7 +154,10 @@ KilnStatus* StatusFromCurrentException() noexcept {
 
 CallFrame::CallFrame(const HostServices* services) : services_(services), outer_(t_top) { t_top = this; }
 
-CallFrame::~CallFrame() { t_top = outer_; }
+CallFrame::~CallFrame() {
+  for (const KilnTensorView* v : lent_) EndLend(v);
+  t_top = outer_;
+}
 
 CallFrame& CallFrame::Current() {
   if (t_top != nullptr) return *t_top;
@@ -162,7 +168,12 @@ CallFrame& CallFrame::Current() {
 
 const KilnTensorView* CallFrame::View(const std::shared_ptr<const Tensor>& t) {
   keep_.push_back(std::const_pointer_cast<Tensor>(t));  // held only to keep it alive
-  return View(*t);
+  const KilnTensorView* v = View(*t);
+  if (t->type() != DataType::kString) {
+    LendView(v, t);
+    lent_.push_back(v);
+  }
+  return v;
 }
 
 const KilnTensorView* CallFrame::View(const Tensor& t) {
@@ -255,6 +266,49 @@ std::vector<int64_t> CheckedDims(size_t rank, const int64_t* dims) {
   return out;
 }
 
+namespace {
+
+struct LentViews {
+  std::mutex mu;
+  std::unordered_map<const KilnTensorView*, std::shared_ptr<const Tensor>> views;
+};
+
+LentViews& Lent() {
+  static LentViews* lent = new LentViews;  // never destroyed: frames may end during static destruction
+  return *lent;
+}
+
+// The lent tensor `view` shows, when the host lent it and it still shows exactly that tensor's bytes.
+std::shared_ptr<const Tensor> LentTensorOf(const KilnTensorView& view) {
+  std::shared_ptr<const Tensor> t;
+  {
+    LentViews& lent = Lent();
+    std::lock_guard<std::mutex> lock(lent.mu);
+    auto it = lent.views.find(&view);
+    if (it == lent.views.end()) return nullptr;
+    t = it->second;
+  }
+  auto bytes = t->bytes();
+  bool same = view.elem_type == static_cast<int32_t>(t->type()) && view.rank == t->dims().size() &&
+              view.byte_size == bytes.size() && (bytes.empty() || view.data == bytes.data()) &&
+              (view.rank == 0 || (view.dims != nullptr && std::equal(t->dims().begin(), t->dims().end(), view.dims)));
+  return same ? t : nullptr;
+}
+
+}  // namespace
+
+void LendView(const KilnTensorView* view, std::shared_ptr<const Tensor> t) {
+  LentViews& lent = Lent();
+  std::lock_guard<std::mutex> lock(lent.mu);
+  lent.views[view] = std::move(t);
+}
+
+void EndLend(const KilnTensorView* view) {
+  LentViews& lent = Lent();
+  std::lock_guard<std::mutex> lock(lent.mu);
+  lent.views.erase(view);
+}
+
 Tensor TensorFromView(const KilnTensorView& view) {
   if (view.struct_size < KILN_TENSOR_VIEW_SIZE_1_0)
     throw SlotError(KILN_STATUS_ABI_MISMATCH, "KilnTensorView.struct_size " + std::to_string(view.struct_size) +
@@ -281,6 +335,7 @@ Tensor TensorFromView(const KilnTensorView& view) {
     }
     return Tensor::FromStrings(std::move(dims), std::move(strings));
   }
+  if (std::shared_ptr<const Tensor> lent = LentTensorOf(view)) return Tensor(type, std::move(dims), lent->buffer());
   auto bytes = std::span<const std::byte>(static_cast<const std::byte*>(view.data), view.byte_size);
   return Tensor(type, std::move(dims), Buffer::Copy(bytes));
 }

@@ -110,6 +110,12 @@ struct StringTensorFill {
   KilnTensorView view{};
 };
 
+// Views of host tensors lent to plugins (constants' data, compute results). A view the host lent and a plugin
+// hands back (a compute input, a new constant, a tensor attribute) shares its tensor's bytes instead of copying
+// them: folding a Transpose of a 64 MB weight used to copy the weight in and the result out.
+void LendView(const KilnTensorView* view, std::shared_ptr<const Tensor> t);
+void EndLend(const KilnTensorView* view);
+
 class CallFrame {
  public:
   explicit CallFrame(const HostServices* services);
@@ -157,6 +163,7 @@ class CallFrame {
   std::vector<std::pair<Value*, StringTensorFill*>> string_constants_;
   std::vector<Value*> released_;
   std::vector<Graph*> acyclic_checks_;
+  std::vector<const KilnTensorView*> lent_;  // views registered with LendView, ended with the frame
 };
 
 // ---- slot groups, each filling its part of the table (host_api_*.cc)
@@ -180,6 +187,8 @@ void FillTargetSlots(KilnHostApi& api);      // host_api_target.cc: the active t
 void FillShapeSlots(KilnHostApi& api);       // host_api_shape.cc: inferred contents of shape tensors
 
 // Validation helpers shared by the slots.
+// The tensor a plugin's view shows, checked (throws std::invalid_argument or SlotError naming the problem). When
+// the view is one the host lent (LendView) and still shows that tensor, the result shares its bytes.
 bool ValidElemType(int32_t elem_type);
 // Checks rank/dims as a plugin passed them and returns them; throws std::invalid_argument naming the problem.
 std::vector<int64_t> CheckedDims(size_t rank, const int64_t* dims);

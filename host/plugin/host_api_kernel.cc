@@ -93,6 +93,7 @@ const KilnTensorView* ResultOutput(const KilnComputeResult* cr, size_t i) {
       } else {
         v->data = t.bytes().empty() ? nullptr : const_cast<std::byte*>(t.bytes().data());
         v->byte_size = t.bytes().size();
+        LendView(v.get(), r->outputs[i].tensor);  // ended in ResultRelease
       }
       r->views[i] = std::move(v);
     }
@@ -100,7 +101,12 @@ const KilnTensorView* ResultOutput(const KilnComputeResult* cr, size_t i) {
   });
 }
 
-void ResultRelease(KilnComputeResult* r) { delete r; }
+void ResultRelease(KilnComputeResult* r) {
+  if (r == nullptr) return;
+  for (const auto& v : r->views)
+    if (v) EndLend(v.get());
+  delete r;
+}
 
 // ---- kernel context
 const RtValue* InputOf(KilnKernelContext* c, size_t i) {

@@ -239,6 +239,43 @@ TEST_F(HostApi, ComputesThroughTheBuiltinKernels) {
   EXPECT_EQ(s.rfind("FAILED_PRECONDITION", 0), 0u) << s;  // x is not a constant
 }
 
+// A view the host lent (a constant's data, a compute result) handed back as a compute input or a new constant
+// shares the tensor's bytes, which outlive the result; a plugin's own view of the same bytes is copied.
+TEST_F(HostApi, LentViewsAreSharedNotCopied) {
+  auto m = ParseModel(M(R"(g (int64[2] x) => (int64[2] y) {
+    c1 = Constant <value = int64[2] {1, 2}> ()
+    c2 = Constant <value = int64[2] {10, 20}> ()
+    s = Add (c1, c2)
+    y = Add (s, x)
+  })"));
+  ASSERT_TRUE(m);
+  KilnGraph* g = plugin::ToKiln(&m->graph());
+  KilnNode* add = plugin::ToKiln(m->graph().LookupValue("s")->producer());
+  const KilnTensorView* c1 = api.value_constant_data(ValueOf(*m, "c1"));
+  ASSERT_NE(c1, nullptr);
+  KilnValue* shared = nullptr;
+  ASSERT_EQ(Take(api.graph_create_constant_from_view(g, "shared", c1, &shared)), "");
+  EXPECT_EQ(api.value_constant_data(shared)->data, c1->data);
+  KilnTensorView own = *c1;  // the same bytes, but not a view the host lent
+  KilnValue* copied = nullptr;
+  ASSERT_EQ(Take(api.graph_create_constant_from_view(g, "copied", &own, &copied)), "");
+  const KilnTensorView* cv = api.value_constant_data(copied);
+  EXPECT_NE(cv->data, c1->data);
+  EXPECT_EQ(std::memcmp(cv->data, c1->data, 16), 0);
+
+  KilnComputeResult* r = nullptr;
+  ASSERT_EQ(Take(api.node_compute(add, nullptr, 0, KILN_COMPUTE_BUILTIN_ONLY, &r)), "");
+  const KilnTensorView* out = api.compute_result_output(r, 0);
+  KilnValue* folded = nullptr;
+  ASSERT_EQ(Take(api.graph_create_constant_from_view(g, "folded", out, &folded)), "");
+  const KilnTensorView* fv = api.value_constant_data(folded);
+  EXPECT_EQ(fv->data, out->data);
+  EXPECT_EQ(static_cast<const int64_t*>(fv->data)[1], 22);
+  api.compute_result_release(r);  // the folded constant keeps the bytes alive
+  EXPECT_EQ(static_cast<const int64_t*>(fv->data)[1], 22);
+  EXPECT_EQ(api.value_constant_data(folded)->data, fv->data);
+}
+
 TEST_F(HostApi, RunsAPluginKernelAndAPluginSchema) {
   compiler.LoadPlugins({std::string(KILN_TEST_PLUGIN_DIR) + "/libkiln_test_plugin_hello.so"});
   auto m = ParseModel(M(R"(g (float[3] x) => (float[3] y) {
