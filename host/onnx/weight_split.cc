@@ -86,9 +86,11 @@ class Splitter {
 
   std::optional<WeightSplit> Run() {
     WeightSplit out;
+    out.skeleton.reserve(file_->size());  // an upper bound: growing by doubling faulted in fresh pages each time
     if (!Walk(file_->size(), out.skeleton, [&](uint32_t field, uint32_t len) {
           if (field != kModelGraph) return std::optional<bool>();
           std::string graph;
+          graph.reserve(len);
           if (!Graph(len, graph, out.raw)) return std::optional<bool>(false);
           AppendLengthDelimited(out.skeleton, kModelGraph, graph);
           return std::optional<bool>(true);
