@@ -40,6 +40,40 @@ constexpr FixedRank kFixedRanks[] = {{"Gemm", 0, 2}, {"Gemm", 1, 2}};
 
 std::optional<size_t> RankOf(const Node& n, int input);
 
+// Ops whose `axis` attribute counts the axes of an input, with the range ONNX's spec allows: [-r, r-1], or [-r, r]
+// where `to_rank` is set. libonnx 1.12's LayerNormalization inference indexes the dims with the axis it is given
+// (an axis of -32772 crashed it, found by the compile_diff fuzzer); the others are checked because the spec makes
+// any other axis an invalid model, and a kernel or a pass may trust it.
+struct AxisRange {
+  std::string_view op;
+  int input;
+  bool to_rank;
+};
+constexpr AxisRange kAxisRanges[] = {
+    {"LayerNormalization", 0, true}, {"Flatten", 0, true},          {"Softmax", 0, false},
+    {"LogSoftmax", 0, false},        {"Hardmax", 0, false},         {"Gather", 0, false},
+    {"GatherElements", 0, false},    {"ScatterElements", 0, false}, {"Scatter", 0, false},
+    {"Concat", 0, false},            {"Split", 0, false},           {"ArgMax", 0, false},
+    {"ArgMin", 0, false},            {"TopK", 0, false},
+};
+
+std::optional<std::string> CheckAxis(const Node& n) {
+  for (const AxisRange& a : kAxisRanges) {
+    if (a.op != n.op_type()) continue;
+    const Attribute* axis = n.FindAttribute("axis");
+    const std::optional<size_t> rank = RankOf(n, a.input);
+    if (axis == nullptr || !axis->i || !rank) return std::nullopt;
+    const auto r = static_cast<int64_t>(*rank);
+    const int64_t high = a.to_rank ? r : r - 1;
+    if (*axis->i < -r || *axis->i > high)
+      return "axis is " + std::to_string(*axis->i) + "; input " + std::to_string(a.input) + " has rank " +
+             std::to_string(r) + ", so " + std::string(a.op) + "'s axis must be in [" + std::to_string(-r) + ", " +
+             std::to_string(high) + "]";
+    return std::nullopt;
+  }
+  return std::nullopt;
+}
+
 std::optional<std::string> CheckFixedRanks(const Node& n) {
   for (const FixedRank& f : kFixedRanks) {
     if (f.op != n.op_type()) continue;
@@ -134,6 +168,8 @@ std::optional<std::string> CheckBeforeInference(const Node& n, const onnx::NodeP
   if (auto problem = CheckInputTypes(n, schema)) return problem;
   if (n.domain().empty())
     if (auto problem = CheckFixedRanks(n)) return problem;
+  if (n.domain().empty())
+    if (auto problem = CheckAxis(n)) return problem;
   if (n.domain().empty())
     for (const SpatialOp& op : kSpatialOps)
       if (op.op == n.op_type()) return CheckSpatial(n, op);

@@ -174,6 +174,45 @@ TEST(ShapeInference, HostileConvolutionAttributesAreRefusedNotCrashedOn) {
   }
 }
 
+// Found by the compile_diff fuzzer: libonnx 1.12's LayerNormalization inference indexed the dims with an axis of
+// -32772 (SEGV). An axis outside the spec's range is an invalid model; the ends of each range are accepted.
+TEST(ShapeInference, AnAxisOutsideItsRangeIsRefusedNotCrashedOn) {
+  auto model = [](const std::string& op, int64_t axis) {
+    return ParseModel(R"(<ir_version: 8, opset_import: ["" : 17]>
+      g (float[2,3,4,5] x, float[4,5] w) => (float[?,?,?,?] y, float[?,?,?,?] m) {
+        y, m = )" + op + " <axis = " + std::to_string(axis) + "> (x, w)\n      }");
+  };
+  struct Case {
+    const char* op;
+    int64_t bad, low, high;
+  };
+  for (const Case& c : {Case{"LayerNormalization", -32772, -4, 4}, Case{"LayerNormalization", 5, -4, 4}}) {
+    auto bad = model(c.op, c.bad);
+    ASSERT_TRUE(bad);
+    InferShapes(*bad);  // must not crash
+    try {
+      CheckModelForInference(*bad);
+      ADD_FAILURE() << "no error for axis " << c.bad;
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), ExitCode::kInvalidModel);
+      EXPECT_NE(std::string(e.what()).find("axis must be in [-4, 4]"), std::string::npos) << e.what();
+    }
+    for (int64_t ok : {c.low, c.high}) {
+      auto m = model(c.op, ok);
+      ASSERT_TRUE(m);
+      EXPECT_NO_THROW(CheckModelForInference(*m)) << ok;
+    }
+  }
+  for (int64_t axis : {-5, 4}) {  // Softmax's range stops at r-1
+    auto m = ParseModel(R"(<ir_version: 8, opset_import: ["" : 17]>
+      g (float[2,3,4,5] x) => (float[?,?,?,?] y) {
+        y = Softmax <axis = )" + std::to_string(axis) + R"(> (x)
+      })");
+    ASSERT_TRUE(m);
+    EXPECT_THROW(CheckModelForInference(*m), Error) << axis;
+  }
+}
+
 TEST(ShapeInference, SchemaViolationsAreNamed) {
   auto m = ParseModel(R"(<ir_version: 8, opset_import: ["" : 17]>
     g (float[2,3] x) => (float[?,?] y) {
