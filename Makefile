@@ -10,7 +10,7 @@ CMAKE_FLAGS ?=
 PACKAGES := cmake ninja-build g++ ccache pkg-config \
   libonnx-dev libprotobuf-dev protobuf-compiler libyaml-cpp-dev libspdlog-dev libboost-dev \
   libcli11-dev nlohmann-json3-dev libeigen3-dev libgtest-dev libgmock-dev libbenchmark-dev \
-  libonnx-testdata python3-onnx python3-numpy
+  libmimalloc-dev libonnx-testdata python3-onnx python3-numpy
 
 export CCACHE_BASEDIR := $(CURDIR)
 export CCACHE_NOHASHDIR := 1

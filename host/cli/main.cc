@@ -6,6 +6,10 @@
 #include <exception>
 #include <iostream>
 
+#ifdef KILN_WITH_MIMALLOC
+#include <mimalloc.h>
+#endif
+
 #include "cli/commands.h"
 #include "cli/option_flags.h"
 #include "support/display_text.h"
@@ -19,6 +23,9 @@ void QuietProtobuf(google::protobuf::LogLevel, const char*, int, const std::stri
 }  // namespace
 
 int main(int argc, char** argv) {
+#ifdef KILN_WITH_MIMALLOC
+  mi_option_set(mi_option_large_os_pages, 1);  // see host/CMakeLists.txt: page faults dominate a large load
+#endif
   google::protobuf::SetLogHandler(QuietProtobuf);
   CLI::App app{"kiln: a plugin-based graph compiler for ONNX models"};
   app.require_subcommand(1);
