@@ -30,13 +30,14 @@ constexpr SpatialOp kSpatialOps[] = {
 };
 
 // Inputs whose rank an op's inference indexes by without checking it (libonnx 1.12's Gemm reads dims 0 and 1 of
-// A and B: a scalar B crashed it, found by the compile_diff fuzzer).
+// A and B: a scalar B crashed it, found by the compile_diff fuzzer; STFT reads dim 2 of its signal, found by a
+// sweep of hostile attributes and ranks over every ONNX op).
 struct FixedRank {
   std::string_view op;
   int input;
   size_t rank;
 };
-constexpr FixedRank kFixedRanks[] = {{"Gemm", 0, 2}, {"Gemm", 1, 2}};
+constexpr FixedRank kFixedRanks[] = {{"Gemm", 0, 2}, {"Gemm", 1, 2}, {"STFT", 0, 3}};
 
 std::optional<size_t> RankOf(const Node& n, int input);
 
@@ -57,16 +58,39 @@ constexpr AxisRange kAxisRanges[] = {
     {"ArgMin", 0, false},            {"TopK", 0, false},
 };
 
-std::optional<std::string> CheckAxis(const Node& n) {
+// GatherND's batch_dims counts leading axes of both inputs: the spec asks for 0 <= batch_dims < min(r, q), and
+// libonnx 1.12's inference indexes the dims with it (a negative one crashed it, found by the sweep above).
+std::optional<std::string> CheckBatchDims(const Node& n) {
+  if (n.op_type() != "GatherND") return std::nullopt;
+  const Attribute* b = n.FindAttribute("batch_dims");
+  if (b == nullptr || !b->i) return std::nullopt;
+  if (*b->i < 0) return "batch_dims is " + std::to_string(*b->i) + "; it must not be negative";
+  const std::optional<size_t> r = RankOf(n, 0), q = RankOf(n, 1);
+  if (r && q && static_cast<uint64_t>(*b->i) >= std::min(*r, *q))
+    return "batch_dims is " + std::to_string(*b->i) + "; it must be less than both inputs' ranks (" +
+           std::to_string(*r) + " and " + std::to_string(*q) + ")";
+  return std::nullopt;
+}
+
+// The axis a node uses: its attribute, else the schema's default (LayerNormalization's -1 on a scalar input
+// crashed libonnx 1.12 too).
+std::optional<int64_t> AxisOf(const Node& n, const onnx::OpSchema& schema) {
+  if (const Attribute* axis = n.FindAttribute("axis")) return axis->i;
+  auto it = schema.attributes().find("axis");
+  if (it == schema.attributes().end() || !it->second.default_value.has_i()) return std::nullopt;
+  return it->second.default_value.i();
+}
+
+std::optional<std::string> CheckAxis(const Node& n, const onnx::OpSchema& schema) {
   for (const AxisRange& a : kAxisRanges) {
     if (a.op != n.op_type()) continue;
-    const Attribute* axis = n.FindAttribute("axis");
+    const std::optional<int64_t> axis = AxisOf(n, schema);
     const std::optional<size_t> rank = RankOf(n, a.input);
-    if (axis == nullptr || !axis->i || !rank) return std::nullopt;
+    if (!axis || !rank) return std::nullopt;
     const auto r = static_cast<int64_t>(*rank);
     const int64_t high = a.to_rank ? r : r - 1;
-    if (*axis->i < -r || *axis->i > high)
-      return "axis is " + std::to_string(*axis->i) + "; input " + std::to_string(a.input) + " has rank " +
+    if (*axis < -r || *axis > high)
+      return "axis is " + std::to_string(*axis) + "; input " + std::to_string(a.input) + " has rank " +
              std::to_string(r) + ", so " + std::string(a.op) + "'s axis must be in [" + std::to_string(-r) + ", " +
              std::to_string(high) + "]";
     return std::nullopt;
@@ -169,7 +193,9 @@ std::optional<std::string> CheckBeforeInference(const Node& n, const onnx::NodeP
   if (n.domain().empty())
     if (auto problem = CheckFixedRanks(n)) return problem;
   if (n.domain().empty())
-    if (auto problem = CheckAxis(n)) return problem;
+    if (auto problem = CheckAxis(n, schema)) return problem;
+  if (n.domain().empty())
+    if (auto problem = CheckBatchDims(n)) return problem;
   if (n.domain().empty())
     for (const SpatialOp& op : kSpatialOps)
       if (op.op == n.op_type()) return CheckSpatial(n, op);

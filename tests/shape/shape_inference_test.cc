@@ -213,6 +213,40 @@ TEST(ShapeInference, AnAxisOutsideItsRangeIsRefusedNotCrashedOn) {
   }
 }
 
+// Found by a sweep of hostile attributes and ranks over every ONNX op: libonnx 1.12's inference crashed on a
+// negative GatherND batch_dims and on an STFT signal of rank 1.
+TEST(ShapeInference, GatherNDBatchDimsAndSTFTRankAreCheckedFirst) {
+  struct Case {
+    const char* text;
+    const char* message;
+  };
+  for (const Case& c : {
+           Case{"y = GatherND <batch_dims = -5> (d, i)", "batch_dims is -5; it must not be negative"},
+           Case{"y = GatherND <batch_dims = 2> (d, i)", "must be less than both inputs' ranks (3 and 2)"},
+           Case{"y = STFT (s, step)", "input 0 has rank 1; STFT needs rank 3"},
+       }) {
+    auto m = ParseModel(std::string(R"(<ir_version: 8, opset_import: ["" : 17]>
+      g (float[2,3,4] d, int64[2,1] i, float[16] s, int64 step) => (float[?] y) {
+        )") + c.text + R"(
+      })");
+    ASSERT_TRUE(m) << c.text;
+    InferShapes(*m);  // must not crash
+    try {
+      CheckModelForInference(*m);
+      ADD_FAILURE() << "no error for " << c.text;
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), ExitCode::kInvalidModel);
+      EXPECT_NE(std::string(e.what()).find(c.message), std::string::npos) << e.what();
+    }
+  }
+  auto ok = ParseModel(R"(<ir_version: 8, opset_import: ["" : 17]>
+    g (float[2,3,4] d, int64[2,1] i) => (float[?] y) {
+      y = GatherND <batch_dims = 1> (d, i)
+    })");
+  ASSERT_TRUE(ok);
+  EXPECT_NO_THROW(CheckModelForInference(*ok));
+}
+
 TEST(ShapeInference, SchemaViolationsAreNamed) {
   auto m = ParseModel(R"(<ir_version: 8, opset_import: ["" : 17]>
     g (float[2,3] x) => (float[?,?] y) {
