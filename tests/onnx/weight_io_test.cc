@@ -69,6 +69,20 @@ onnx::ModelProto WeightsModel() {
 
 void Write(const fs::path& p, const std::string& bytes) { std::ofstream(p, std::ios::binary) << bytes; }
 
+// Writes `m` to a file, loads it (weights split from the mapping) and writes it back with WriteModel; returns
+// what was written, parsed by protobuf (an empty model when it does not parse).
+onnx::ModelProto RoundTrip(const onnx::ModelProto& m, const std::string& tag) {
+  fs::path in = Temp(tag + "_in.onnx"), out = Temp(tag + "_out.onnx");
+  Write(in, m.SerializeAsString());
+  WriteModel(*LoadModel(in.string()), out.string());
+  onnx::ModelProto back;
+  std::ifstream f(out, std::ios::binary);
+  if (!back.ParseFromIstream(&f)) back.Clear();
+  fs::remove(in);
+  fs::remove(out);
+  return back;
+}
+
 TEST(WeightSplit, SkeletonLeavesOutOnlyTopLevelRawData) {
   onnx::ModelProto m = WeightsModel();
   fs::path p = Temp("split.onnx");
@@ -111,13 +125,8 @@ TEST(WeightSplit, AlignedWeightsAreBorrowedUnalignedAreCopied) {
 
 TEST(WeightSplit, LoadedValuesMatchAndSurviveAStreamedWrite) {
   onnx::ModelProto m = WeightsModel();
-  fs::path in = Temp("in.onnx"), out = Temp("out.onnx");
-  Write(in, m.SerializeAsString());
-  auto model = LoadModel(in.string());
-  WriteModel(*model, out.string());
-  onnx::ModelProto back;
-  std::ifstream f(out, std::ios::binary);
-  ASSERT_TRUE(back.ParseFromIstream(&f));
+  onnx::ModelProto back = RoundTrip(m, "values");
+  ASSERT_TRUE(back.has_graph());
   ASSERT_EQ(back.graph().initializer_size(), kRawWeights + 1);
   for (int i = 0; i <= kRawWeights; ++i) {
     const auto& a = m.graph().initializer(i);
@@ -127,8 +136,6 @@ TEST(WeightSplit, LoadedValuesMatchAndSurviveAStreamedWrite) {
     EXPECT_EQ(a.float_data_size(), b->float_data_size()) << a.name();
   }
   EXPECT_EQ(back.graph().node_size(), 1);
-  fs::remove(in);
-  fs::remove(out);
 }
 
 // Raw bytes of 64 KiB or more bypass protobuf's buffer on the way to the file: large and small weights
@@ -155,12 +162,7 @@ TEST(WeightSplit, LargeAndSmallWeightsInterleavedSurviveAWrite) {
   auto* out = g->add_output();
   out->set_name("c");
   out->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
-  fs::path in = Temp("ls_in.onnx"), outp = Temp("ls_out.onnx");
-  Write(in, m.SerializeAsString());
-  WriteModel(*LoadModel(in.string()), outp.string());
-  onnx::ModelProto back;
-  std::ifstream f(outp, std::ios::binary);
-  ASSERT_TRUE(back.ParseFromIstream(&f));
+  onnx::ModelProto back = RoundTrip(m, "large_and_small");
   ASSERT_EQ(back.graph().initializer_size(), 7);
   for (int i = 0; i < 7; ++i) {
     EXPECT_EQ(back.graph().initializer(i).name(), m.graph().initializer(i).name());
@@ -168,8 +170,6 @@ TEST(WeightSplit, LargeAndSmallWeightsInterleavedSurviveAWrite) {
   }
   EXPECT_EQ(back.graph().node_size(), 1);
   EXPECT_EQ(back.graph().output(0).name(), "c");
-  fs::remove(in);
-  fs::remove(outp);
 }
 
 TEST(WeightSplit, RawDataInSubgraphsIsWrittenInline) {
@@ -201,12 +201,7 @@ TEST(WeightSplit, RawDataInSubgraphsIsWrittenInline) {
   auto* y = g->add_output();
   y->set_name("y");
   y->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
-  fs::path in = Temp("sub_in.onnx"), out = Temp("sub_out.onnx");
-  Write(in, m.SerializeAsString());
-  WriteModel(*LoadModel(in.string()), out.string());
-  onnx::ModelProto back;
-  std::ifstream f(out, std::ios::binary);
-  ASSERT_TRUE(back.ParseFromIstream(&f));
+  onnx::ModelProto back = RoundTrip(m, "subgraphs");
   int branches = 0;
   for (const auto& n : back.graph().node()) {
     if (n.op_type() != "If") continue;
@@ -216,8 +211,6 @@ TEST(WeightSplit, RawDataInSubgraphsIsWrittenInline) {
     }
   }
   EXPECT_EQ(branches, 2);
-  fs::remove(in);
-  fs::remove(out);
 }
 
 // A length-delimited protobuf field, encoded by hand so that a test can put a field in a file twice.

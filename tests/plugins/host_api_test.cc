@@ -31,6 +31,14 @@ const char* kChain = R"(g (float[batch,3] x) => (float[batch,3] y) {
   y = Relu (i)
 })";
 
+// s = c1 + c2 can be computed; y = s + x cannot (x is an input).
+const char* kConstantAdd = R"(g (int64[2] x) => (int64[2] y) {
+  c1 = Constant <value = int64[2] {1, 2}> ()
+  c2 = Constant <value = int64[2] {10, 20}> ()
+  s = Add (c1, c2)
+  y = Add (s, x)
+})";
+
 class HostApi : public ::testing::Test {
  protected:
   KilnNode* NodeOf(Model& m, const std::string& op) {
@@ -209,12 +217,7 @@ TEST_F(HostApi, DeletingANodeRemovesTheConstantsItLeftUnused) {
 }
 
 TEST_F(HostApi, ComputesThroughTheBuiltinKernels) {
-  auto m = ParseModel(M(R"(g (int64[2] x) => (int64[2] y) {
-    c1 = Constant <value = int64[2] {1, 2}> ()
-    c2 = Constant <value = int64[2] {10, 20}> ()
-    s = Add (c1, c2)
-    y = Add (s, x)
-  })"));
+  auto m = ParseModel(M(kConstantAdd));
   ASSERT_TRUE(m);
   KilnNode* first = plugin::ToKiln(m->graph().LookupValue("s")->producer());
   KilnComputeResult* r = nullptr;
@@ -242,12 +245,7 @@ TEST_F(HostApi, ComputesThroughTheBuiltinKernels) {
 // A view the host lent (a constant's data, a compute result) handed back as a compute input or a new constant
 // shares the tensor's bytes, which outlive the result; a plugin's own view of the same bytes is copied.
 TEST_F(HostApi, LentViewsAreSharedNotCopied) {
-  auto m = ParseModel(M(R"(g (int64[2] x) => (int64[2] y) {
-    c1 = Constant <value = int64[2] {1, 2}> ()
-    c2 = Constant <value = int64[2] {10, 20}> ()
-    s = Add (c1, c2)
-    y = Add (s, x)
-  })"));
+  auto m = ParseModel(M(kConstantAdd));
   ASSERT_TRUE(m);
   KilnGraph* g = plugin::ToKiln(&m->graph());
   KilnNode* add = plugin::ToKiln(m->graph().LookupValue("s")->producer());
