@@ -10,8 +10,8 @@
 #include <algorithm>
 #include <limits>
 #include <mutex>
-#include <unordered_map>
 #include <new>
+#include <unordered_map>
 
 #include "ir/graph.h"
 #include "ir/model.h"
