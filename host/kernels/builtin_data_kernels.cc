@@ -100,6 +100,12 @@ KernelResult Slice(KernelCall& c) {
   if (axes.empty())
     for (size_t i = 0; i < starts.size(); ++i) axes.push_back(static_cast<int64_t>(i));
   if (steps.empty()) steps.assign(starts.size(), 1);
+  // One start, end, axis and step per sliced axis (a Slice-1 whose `ends` was missing read past it: found by the
+  // compile_diff fuzzer, UBSan).
+  if (ends.size() != starts.size() || axes.size() != starts.size() || steps.size() != starts.size())
+    throw ModelError("Slice: " + std::to_string(starts.size()) + " starts, " + std::to_string(ends.size()) +
+                     " ends, " + std::to_string(axes.size()) + " axes and " + std::to_string(steps.size()) +
+                     " steps; they must be as many");
   Dims begin(static_cast<size_t>(r), 0), step(static_cast<size_t>(r), 1), out = x.dims();
   for (size_t i = 0; i < axes.size(); ++i) {
     size_t a = static_cast<size_t>(Axis(axes[i], r, c.node()));
@@ -195,6 +201,8 @@ KernelResult Expand(KernelCall& c) {
 KernelResult Where(KernelCall& c) {
   const Tensor &cond = c.tensor(0), &a = c.tensor(1), &b = c.tensor(2);
   if (!Fixed(a) || cond.type() != DataType::kBool) return KernelResult::kUnsupported;
+  // X and Y share one element type (the copy below reads an element of X's size from either).
+  if (b.type() != a.type()) throw ModelError("Where: X and Y have different element types");
   Dims out = BroadcastDims(BroadcastDims(cond.dims(), a.dims(), c.node()), b.dims(), c.node());
   auto ci = BroadcastIndices(cond.dims(), out), ai = BroadcastIndices(a.dims(), out), bi = BroadcastIndices(b.dims(), out);
   const size_t es = ElementSize(a.type());

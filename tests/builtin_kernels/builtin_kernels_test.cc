@@ -141,5 +141,64 @@ concat (float[2,3] a, float[4,1] b) => (float[?,?] y) {
   }
 }
 
+// Starts, ends, axes and steps of different lengths (the fuzzer found a Slice-1 without `ends`, read past its
+// end) are an error; the same Slice with all of them computes.
+TEST(BuiltinSlice, StartsEndsAxesAndStepsMustBeAsMany) {
+  KernelRegistry kernels;
+  RegisterBuiltinKernels(kernels);
+  struct Case {
+    const char* attrs;
+    bool ok;
+  };
+  for (const Case& c : {Case{"starts = [0]", false}, Case{"starts = [0], ends = [1, 1]", false},
+                        Case{"starts = [0], ends = [1], axes = [0, 1]", false},
+                        Case{"starts = [0], ends = [1], axes = [1]", true}}) {
+    auto model = ParseModel(std::string(R"(<ir_version: 8, opset_import: ["" : 9]>
+slice (float[2,3] x) => (float[?,?] y) {
+  y = Slice<)") + c.attrs + R"(>(x)
+}
+)");
+    ASSERT_TRUE(model) << c.attrs;
+    OutputTensor x = AllocateTensor(DataType::kFloat, {2, 3});
+    std::memset(x.data, 0, 6 * sizeof(float));
+    if (c.ok) {
+      auto out = Executor(*model, kernels).Run({RtValue::Of(x.tensor)});
+      ASSERT_EQ(out.size(), 1u);
+      EXPECT_EQ(out[0].tensor->dims(), (std::vector<int64_t>{2, 1}));
+      continue;
+    }
+    try {
+      Executor(*model, kernels).Run({RtValue::Of(x.tensor)});
+      FAIL() << c.attrs << ": expected a kiln::Error";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("they must be as many"), std::string::npos) << e.what();
+    }
+  }
+}
+
+// X and Y of different element types (a float X and an int8 Y would have read four bytes of each one-byte Y).
+TEST(BuiltinWhere, XAndYOfDifferentTypesAreAnError) {
+  KernelRegistry kernels;
+  RegisterBuiltinKernels(kernels);
+  auto model = ParseModel(R"(<ir_version: 8, opset_import: ["" : 13]>
+where (bool[4] c, float[4] x, int8[4] y) => (float[?] z) {
+  z = Where(c, x, y)
+}
+)");
+  ASSERT_TRUE(model);
+  OutputTensor c = AllocateTensor(DataType::kBool, {4}), x = AllocateTensor(DataType::kFloat, {4}),
+               y = AllocateTensor(DataType::kInt8, {4});
+  std::memset(c.data, 0, 4);
+  std::memset(x.data, 0, 16);
+  std::memset(y.data, 0, 4);
+  try {
+    Executor(*model, kernels).Run({RtValue::Of(c.tensor), RtValue::Of(x.tensor), RtValue::Of(y.tensor)});
+    FAIL() << "expected a kiln::Error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("Where: X and Y have different element types"), std::string::npos)
+        << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace kiln::testing
