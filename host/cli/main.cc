@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <exception>
 #include <iostream>
+#include <optional>
+#include <string>
 
 #ifdef KILN_WITH_MIMALLOC
 #include <mimalloc.h>
@@ -12,6 +14,7 @@
 
 #include "cli/commands.h"
 #include "cli/option_flags.h"
+#include "shape/schema_registry.h"
 #include "support/display_text.h"
 #include "support/error.h"
 
@@ -59,8 +62,14 @@ int main(int argc, char** argv) {
     return rc == 0 ? 0 : static_cast<int>(kiln::ExitCode::kUsage);
   }
   try {
-    for (auto& [sub, action] : actions)
-      if (sub->parsed()) return action();
+    for (auto& [sub, action] : actions) {
+      if (!sub->parsed()) continue;
+      // The commands that read a model look up ONNX schemas: build ONNX's registry beside their start-up.
+      std::optional<kiln::SchemaRegistryWarmup> warmup;
+      const std::string& name = sub->get_name();
+      if (name == "compile" || name == "run" || name == "verify" || name == "bisect") warmup.emplace();
+      return action();
+    }
     return static_cast<int>(kiln::ExitCode::kUsage);
   } catch (const kiln::Error& e) {
     std::cerr << "kiln: error: " << kiln::EscapeForDisplay(e.what()) << "\n";

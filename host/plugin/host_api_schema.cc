@@ -13,6 +13,7 @@
 #include "plugin/host_api.h"
 #include "plugin/host_api_values.h"
 #include "plugin/plugin_schema.h"
+#include "shape/schema_registry.h"
 #include "support/error.h"
 
 struct KilnShapeContext {
@@ -171,6 +172,7 @@ void DeclareParameters(onnx::OpSchema& s, bool inputs, int min, int max) {
 }  // namespace
 
 void EnsureDomainVersions(const std::string& domain, int max_since, const std::string& plugin) {
+  EnsureOnnxSchemas();  // the registry's build adds domains too: it must not run beside this
   auto& ranges = onnx::OpSchemaRegistry::DomainToVersionRange::Instance();
   auto map = ranges.Map();
   auto it = map.find(domain);
