@@ -84,9 +84,9 @@ std::vector<RtValue> RandomInputs(const Graph& g, uint64_t seed, const std::map<
     std::vector<int64_t> shape;
     for (const Dim& d : t.shape->dims) {
       if (d.is_known()) shape.push_back(*d.value);
-      else if (auto it = dims.find(d.symbol); !d.symbol.empty() && it != dims.end()) shape.push_back(it->second);
-      else throw UsageError("input '" + v->name() + "' has dimension '" + (d.symbol.empty() ? "?" : d.symbol) +
-                            "'; set it with --dim " + (d.symbol.empty() ? "NAME" : d.symbol) + "=VALUE");
+      else if (auto it = dims.find(d.symbol()); !d.symbol().empty() && it != dims.end()) shape.push_back(it->second);
+      else throw UsageError("input '" + v->name() + "' has dimension '" + (d.symbol().empty() ? "?" : d.symbol()) +
+                            "'; set it with --dim " + (d.symbol().empty() ? "NAME" : d.symbol()) + "=VALUE");
     }
     OutputTensor o = AllocateTensor(t.elem, shape);
     const int64_t n = o.tensor->num_elements();

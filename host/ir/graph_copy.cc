@@ -18,7 +18,7 @@ Value* OuterValue(const Value* v, const Graph& g, const ValueMap& map) {
 
 void CopyValueDetails(const Value& from, Value& to) {
   if (from.type().kind != Type::Kind::kNone) to.SetType(from.type());
-  to.doc_string = from.doc_string;
+  to.set_doc_string(from.doc_string());
   for (const auto& [k, v] : from.annotations()) to.SetAnnotation(k, v);
 }
 
@@ -34,7 +34,7 @@ std::unique_ptr<Graph> CopyGraph(const Graph& src, Graph* parent, Node* owner, c
   for (Value* in : src.inputs()) {
     if (in->is_initializer()) continue;  // declared with the initializers below
     Value* copy = g->AddInput(g->FreshName(in->name()), in->type());
-    copy->doc_string = in->doc_string;
+    copy->set_doc_string(in->doc_string());
     map[in] = copy;
   }
   for (Value* init : src.initializers()) {

@@ -125,7 +125,7 @@ bool Node::RemoveAttribute(std::string_view name) {
 }
 
 void Node::SetAnnotation(const std::string& key, const std::optional<std::string>& value) {
-  SetAnnotationIn(annotations_, JournalOf(this), key, value);
+  rare_.SetAnnotation(JournalOf(this), key, value);
 }
 
 std::vector<Graph*> Node::subgraphs() const {

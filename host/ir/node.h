@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "ir/annotations.h"
 #include "ir/attribute.h"
 
 namespace kiln {
@@ -27,10 +28,10 @@ class Node {
   const std::string& op_type() const { return op_type_; }
   const std::string& domain() const { return domain_; }  // "" is ONNX's default domain
   const std::string& name() const { return name_; }
-  const std::string& doc_string() const { return doc_string_; }
+  const std::string& doc_string() const { return rare_.doc_string(); }
   void SetName(std::string name);
   void SetOpType(std::string op_type, std::string domain);
-  void set_doc_string(std::string d) { doc_string_ = std::move(d); }
+  void set_doc_string(std::string d) { rare_.set_doc_string(std::move(d)); }
   Graph* graph() const { return graph_; }
   bool is_deleted() const { return deleted_; }
 
@@ -57,7 +58,7 @@ class Node {
   bool RemoveAttribute(std::string_view name);
 
   // String annotations (the ABI's node_set_annotation), written to the model's metadata on export.
-  const std::map<std::string, std::string>& annotations() const { return annotations_; }
+  const std::map<std::string, std::string>& annotations() const { return rare_.annotations(); }
   // Sets, or with nullopt removes, an annotation (journaled).
   void SetAnnotation(const std::string& key, const std::optional<std::string>& value);
 
@@ -81,10 +82,10 @@ class Node {
 
   uint64_t id_ = 0;
   int64_t order_ = 0;
-  std::string op_type_, domain_, name_, doc_string_;
+  std::string op_type_, domain_, name_;
   std::vector<Value*> inputs_, outputs_;
   std::vector<Attribute> attrs_;
-  std::map<std::string, std::string> annotations_;
+  RareFields rare_;  // annotations and doc string
   Graph* graph_ = nullptr;
   bool deleted_ = false;
   bool shape_dirty_ = true;

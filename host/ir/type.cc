@@ -22,7 +22,7 @@ std::string Shape::ToString() const {
   for (size_t i = 0; i < dims.size(); ++i) {
     if (i) s += ",";
     const Dim& d = dims[i];
-    s += d.is_known() ? std::to_string(*d.value) : d.symbol.empty() ? std::string("?") : d.symbol;
+    s += d.is_known() ? std::to_string(*d.value) : d.symbol().empty() ? std::string("?") : d.symbol();
   }
   return s + "]";
 }
@@ -36,8 +36,8 @@ Type Type::Tensor(DataType t, std::optional<Shape> s) {
 }
 
 bool Type::operator==(const Type& o) const {
-  if (kind != o.kind || elem != o.elem || shape != o.shape || opaque_domain != o.opaque_domain ||
-      opaque_name != o.opaque_name || denotation != o.denotation || elem_declared != o.elem_declared)
+  if (kind != o.kind || elem != o.elem || shape != o.shape || !(names_ == o.names_) ||
+      elem_declared != o.elem_declared)
     return false;
   if (!inner || !o.inner) return inner == o.inner;
   return *inner == *o.inner;
@@ -54,7 +54,7 @@ std::string Type::ToString() const {
     case Kind::kOptional: return "optional(" + (inner ? inner->ToString() : "?") + ")";
     case Kind::kMap:
       return "map(" + std::string(DataTypeName(elem)) + "," + (inner ? inner->ToString() : "?") + ")";
-    case Kind::kOpaque: return "opaque(" + opaque_domain + "." + opaque_name + ")";
+    case Kind::kOpaque: return "opaque(" + opaque_domain() + "." + opaque_name() + ")";
   }
   return "?";
 }

@@ -25,7 +25,7 @@ void Value::SetShapeData(std::shared_ptr<const ShapeData> d, bool changed) {
 }
 
 void Value::SetAnnotation(const std::string& key, const std::optional<std::string>& value) {
-  SetAnnotationIn(annotations_, graph_->model()->journal(), key, value);
+  rare_.SetAnnotation(graph_->model()->journal(), key, value);
 }
 
 }  // namespace kiln

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "ir/annotations.h"
 #include "ir/tensor.h"
 #include "ir/type.h"
 
@@ -49,7 +50,7 @@ class Value {
   bool is_deleted() const { return deleted_; }
 
   // String annotations (the ABI's value_set_annotation), written to the model's metadata on export.
-  const std::map<std::string, std::string>& annotations() const { return annotations_; }
+  const std::map<std::string, std::string>& annotations() const { return rare_.annotations(); }
   void SetAnnotation(const std::string& key, const std::optional<std::string>& value);  // journaled
 
   // What shape inference computed of this value's contents when it is a small integer tensor made from shapes
@@ -60,7 +61,8 @@ class Value {
 
   // Kept for round trips: whether the model declared this value in value_info, and its doc string.
   bool in_value_info = false;
-  std::string doc_string;
+  const std::string& doc_string() const { return rare_.doc_string(); }
+  void set_doc_string(std::string d) { rare_.set_doc_string(std::move(d)); }
 
  private:
   friend class Graph;
@@ -73,7 +75,7 @@ class Value {
   Node* producer_ = nullptr;
   uint32_t producer_output_ = 0;
   std::vector<Use> uses_;
-  std::map<std::string, std::string> annotations_;
+  RareFields rare_;  // annotations and doc string
   std::shared_ptr<const Tensor> initializer_;
   std::shared_ptr<const SparseTensor> sparse_initializer_;
   std::shared_ptr<const ShapeData> shape_data_;

@@ -90,8 +90,8 @@ class Exporter {
  private:
   void ExportValueInfo(const Value& v, onnx::ValueInfoProto* p) {
     p->set_name(v.name());
-    if (v.type().kind != Type::Kind::kNone || !v.type().denotation.empty()) TypeToProto(v.type(), p->mutable_type());
-    if (!v.doc_string.empty()) p->set_doc_string(v.doc_string);
+    if (v.type().kind != Type::Kind::kNone || !v.type().denotation().empty()) TypeToProto(v.type(), p->mutable_type());
+    if (!v.doc_string().empty()) p->set_doc_string(v.doc_string());
   }
 
   void ExportNode(const Node& n, onnx::NodeProto* np) {

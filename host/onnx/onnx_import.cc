@@ -62,7 +62,7 @@ class Importer {
         if (in.has_type()) v->SetType(TypeFromProto(in.type()));
         g.AppendInput(v);
       }
-      v->doc_string = in.doc_string();
+      v->set_doc_string(in.doc_string());
     }
     DeclareNodes(*gp.mutable_node(), g, where);
   }
@@ -134,14 +134,14 @@ class Importer {
       if (out.has_type()) {
         if (v->graph() == &g) v->SetType(TypeFromProto(out.type()));
       }
-      if (!out.doc_string().empty()) v->doc_string = out.doc_string();
+      if (!out.doc_string().empty()) v->set_doc_string(out.doc_string());
       g.AppendOutput(v);
     }
     for (const auto& vi : gp.value_info()) {
       Value* v = g.FindValue(vi.name());
       if (v == nullptr) v = g.AddValue(vi.name());  // value_info naming nothing: kept as written
       if (vi.has_type()) v->SetType(TypeFromProto(vi.type()));
-      if (!vi.doc_string().empty()) v->doc_string = vi.doc_string();
+      if (!vi.doc_string().empty()) v->set_doc_string(vi.doc_string());
       g.AppendValueInfo(v);
     }
     for (const auto& qa : gp.quantization_annotation()) {

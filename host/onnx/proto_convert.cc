@@ -2,6 +2,7 @@
 
 #include "ir/attribute.h"
 
+#include <array>
 #include <cstring>
 #include <vector>
 
@@ -197,17 +198,33 @@ void AttributeValueToProto(const Attribute& a, onnx::AttributeProto* ap) {
   for (const auto& tp : a.type_protos) TypeToProto(tp, ap->add_type_protos());
 }
 
+namespace {
+
+// A symbolic dimension, sharing its out-of-line name with the last few made on this thread: a model names a handful
+// of symbols ("batch", "seq") on thousands of values, and shape inference hands them back node by node.
+Dim SymbolDim(const std::string& symbol) {
+  thread_local std::array<Dim, 8> recent;
+  thread_local size_t next = 0;
+  for (const Dim& d : recent)
+    if (d.symbol() == symbol) return d;
+  Dim d = Dim::Symbol(symbol);
+  recent[next++ % recent.size()] = d;
+  return d;
+}
+
+}  // namespace
+
 Type TypeFromProto(const onnx::TypeProto& p) {
   Type t;
-  t.denotation = p.denotation();
+  if (!p.denotation().empty()) t.set_denotation(p.denotation());
   auto shape_from = [](const onnx::TensorShapeProto& sp) {
     Shape s;
     s.dims.reserve(static_cast<size_t>(sp.dim_size()));
     for (const auto& d : sp.dim()) {
       Dim dim;
       if (d.has_dim_value()) dim.value = d.dim_value();
-      else if (d.has_dim_param()) dim.symbol = d.dim_param();
-      dim.denotation = d.denotation();
+      else if (d.has_dim_param()) dim = SymbolDim(d.dim_param());
+      if (!d.denotation().empty()) dim.set_denotation(d.denotation());
       s.dims.push_back(std::move(dim));
     }
     return s;
@@ -244,8 +261,8 @@ Type TypeFromProto(const onnx::TypeProto& p) {
       break;
     case onnx::TypeProto::kOpaqueType:
       t.kind = Type::Kind::kOpaque;
-      t.opaque_domain = p.opaque_type().domain();
-      t.opaque_name = p.opaque_type().name();
+      t.set_opaque_domain(p.opaque_type().domain());
+      t.set_opaque_name(p.opaque_type().name());
       break;
     default: break;
   }
@@ -253,13 +270,13 @@ Type TypeFromProto(const onnx::TypeProto& p) {
 }
 
 void TypeToProto(const Type& t, onnx::TypeProto* p) {
-  if (!t.denotation.empty()) p->set_denotation(t.denotation);
+  if (!t.denotation().empty()) p->set_denotation(t.denotation());
   auto shape_to = [](const Shape& s, onnx::TensorShapeProto* sp) {
     for (const Dim& d : s.dims) {
       auto* dp = sp->add_dim();
       if (d.value) dp->set_dim_value(*d.value);
-      else if (!d.symbol.empty()) dp->set_dim_param(d.symbol);
-      if (!d.denotation.empty()) dp->set_denotation(d.denotation);
+      else if (!d.symbol().empty()) dp->set_dim_param(d.symbol());
+      if (!d.denotation().empty()) dp->set_denotation(d.denotation());
     }
   };
   switch (t.kind) {
@@ -294,8 +311,8 @@ void TypeToProto(const Type& t, onnx::TypeProto* p) {
     }
     case Type::Kind::kOpaque: {
       auto* ot = p->mutable_opaque_type();
-      if (!t.opaque_domain.empty()) ot->set_domain(t.opaque_domain);
-      if (!t.opaque_name.empty()) ot->set_name(t.opaque_name);
+      if (!t.opaque_domain().empty()) ot->set_domain(t.opaque_domain());
+      if (!t.opaque_name().empty()) ot->set_name(t.opaque_name());
       break;
     }
   }

@@ -47,7 +47,7 @@ const char* DimSymbolOf(const Type& t, size_t index) {
   if ((t.kind != Type::Kind::kTensor && t.kind != Type::Kind::kSparseTensor) || !t.shape) return nullptr;
   if (index >= t.shape->rank()) return nullptr;
   const Dim& d = t.shape->dims[index];
-  return d.is_symbol() ? d.symbol.c_str() : nullptr;
+  return d.is_symbol() ? d.symbol().c_str() : nullptr;
 }
 
 Type TensorTypeFrom(int32_t elem_type, int64_t rank, const int64_t* dims, const char* const* symbols) {

@@ -265,10 +265,10 @@ std::optional<DimExpr> ExprOfDim(const Dim& d) {
   if (d.is_known()) return DimExpr(*d.value);
   if (!d.is_symbol()) return std::nullopt;
   static std::unordered_map<std::string, DimExpr> parsed;  // dim_param texts repeat across a graph
-  auto it = parsed.find(d.symbol);
+  auto it = parsed.find(d.symbol());
   if (it == parsed.end()) {
     if (parsed.size() > 100000) parsed.clear();
-    it = parsed.emplace(d.symbol, DimExpr::FromDimParam(d.symbol)).first;
+    it = parsed.emplace(d.symbol(), DimExpr::FromDimParam(d.symbol())).first;
   }
   return it->second;
 }

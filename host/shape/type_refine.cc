@@ -31,10 +31,10 @@ bool RefineType(Type& have, const Type& got) {
     if (h.is_known()) continue;
     if (g.is_known()) {
       h.value = g.value;
-      h.symbol.clear();
+      h.set_symbol({});
       changed = true;
-    } else if (g.is_symbol() && (!h.is_symbol() || (IsMadeUpSymbol(h.symbol) && !IsMadeUpSymbol(g.symbol)))) {
-      h.symbol = g.symbol;
+    } else if (g.is_symbol() && (!h.is_symbol() || (IsMadeUpSymbol(h.symbol()) && !IsMadeUpSymbol(g.symbol())))) {
+      h.set_symbol(g.symbol());
       changed = true;
     }
   }
@@ -44,7 +44,7 @@ bool RefineType(Type& have, const Type& got) {
 bool IsSaturated(const Type& t) {
   if (t.kind != Type::Kind::kTensor || t.elem == DataType::kUndefined || !t.shape) return false;
   for (const Dim& d : t.shape->dims)
-    if (!d.is_known() && (!d.is_symbol() || IsMadeUpSymbol(d.symbol))) return false;
+    if (!d.is_known() && (!d.is_symbol() || IsMadeUpSymbol(d.symbol()))) return false;
   return true;
 }
 

@@ -92,7 +92,7 @@ std::optional<std::map<std::string, int64_t>> InputDims(const kiln::Graph& g) {
     for (const kiln::Dim& d : t.shape->dims) {
       int64_t size = 2;
       if (d.is_known()) size = *d.value;
-      else if (!d.symbol.empty()) dims[d.symbol] = 2;
+      else if (!d.symbol().empty()) dims[d.symbol()] = 2;
       if (size < 0 || (size > 0 && elements > kMaxInputElements / size)) return std::nullopt;
       elements *= size;
     }
