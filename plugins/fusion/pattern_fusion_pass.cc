@@ -4,6 +4,7 @@
 #include <kiln/kiln_plugin_parts.hpp>
 
 #include <algorithm>
+#include <deque>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -24,6 +25,7 @@ std::string NodeLabel(const sdk::Node& n) {
 struct Found {
   Match match;
   size_t root_pos = 0;
+  size_t seq = 0;  // place among the round's matches: at one root, the rules' order
   std::vector<sdk::Value> outputs;  // fuse: the call's outputs
 };
 
@@ -53,18 +55,25 @@ void PatternFusionPass::Run(sdk::PassContext& ctx, sdk::Graph graph) {
   int64_t fused = 0, rewritten = 0, rejected = 0, nodes_fused = 0;
   for (int64_t round = 0; round < rounds; ++round) {
     std::vector<sdk::Node> order = graph.TopoOrder();
-    std::vector<Found> found;
+    // A deque, and a sort of pointers: a large graph has a match at most nodes, and a vector's doubling (or a
+    // stable sort's buffer) would hold every match twice at the pass's peak.
+    std::deque<Found> found;
     for (size_t i = 0; i < order.size(); ++i)
       for (const Rule* rule : rules->RulesFor(order[i].OpType()))
-        if (std::optional<Match> m = MatchRule(*rule, order[i], opset)) found.push_back({std::move(*m), i, {}});
-    std::stable_sort(found.begin(), found.end(), [](const Found& a, const Found& b) {
-      if (a.match.rule->benefit != b.match.rule->benefit) return a.match.rule->benefit > b.match.rule->benefit;
-      return a.root_pos < b.root_pos;
+        if (std::optional<Match> m = MatchRule(*rule, order[i], opset)) found.push_back({std::move(*m), i, found.size(), {}});
+    std::vector<Found*> ranked;
+    ranked.reserve(found.size());
+    for (Found& f : found) ranked.push_back(&f);
+    // Best benefit first, then graph order, then the rules' order at one root.
+    std::sort(ranked.begin(), ranked.end(), [](const Found* a, const Found* b) {
+      if (a->match.rule->benefit != b->match.rule->benefit) return a->match.rule->benefit > b->match.rule->benefit;
+      return a->seq < b->seq;  // seq grows with root_pos
     });
     // Keep the best of overlapping candidates that is legal (and feasible on the target).
     std::unordered_map<KilnNode*, const Found*> taken;
     std::vector<Found*> accepted;
-    for (Found& f : found) {
+    for (Found* fp : ranked) {
+      Found& f = *fp;
       const Rule& rule = *f.match.rule;
       const Found* overlap = nullptr;
       for (const sdk::Node& n : f.match.nodes)
