@@ -42,6 +42,11 @@ struct GraphAnalyses {
   std::vector<Node*> topo;
   std::unordered_map<const Node*, int64_t> index;
   bool acyclic = true;  // false when topo ends with cycle nodes (then positions bound no search)
+  // ListedTopoOrder's memo: a fresh sort's list, and the structure version and rollback count it was made at.
+  // CachedTopoOrder starts from it too, so one structure version is sorted once.
+  std::vector<Node*> listed;
+  uint64_t listed_version = 0, listed_rollbacks = 0;
+  bool listed_valid = false, listed_acyclic = true;
   DomTree dom, postdom;
   // Per-search visit marks by topological index (reachability, convexity): a node is visited when its mark
   // equals `epoch`.

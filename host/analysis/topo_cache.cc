@@ -1,6 +1,7 @@
 #include "analysis/topo_cache.h"
 
 #include "analysis/graph_analyses.h"
+#include "ir/journal.h"
 #include "ir/topo_order.h"
 
 namespace kiln {
@@ -20,10 +21,8 @@ void Reindex(GraphAnalyses& a) {
 const std::vector<Node*>& CachedTopoOrder(const Graph& g) {
   GraphAnalyses& a = AnalysesOf(g);
   if (!IsCurrent(g, kTopo) || !KnowsEveryNode(g, a.index)) {
-    TopoResult r = TopologicalOrder(g);
-    a.acyclic = r.cycle_nodes.empty();
-    a.topo = std::move(r.order);
-    a.topo.insert(a.topo.end(), r.cycle_nodes.begin(), r.cycle_nodes.end());
+    a.topo = ListedTopoOrder(g);
+    a.acyclic = a.listed_acyclic;
     Reindex(a);
     MarkCurrent(g, kTopo);
     ++a.computations[kTopo];
@@ -33,6 +32,21 @@ const std::vector<Node*>& CachedTopoOrder(const Graph& g) {
     Reindex(a);
   }
   return a.topo;
+}
+
+const std::vector<Node*>& ListedTopoOrder(const Graph& g) {
+  GraphAnalyses& a = AnalysesOf(g);
+  const uint64_t rollbacks = Journal::RollbackCount();
+  if (a.listed_valid && a.listed_version == g.structure_version() && a.listed_rollbacks == rollbacks)
+    return a.listed;
+  TopoResult r = TopologicalOrder(g);
+  a.listed_acyclic = r.cycle_nodes.empty();
+  a.listed = std::move(r.order);
+  a.listed.insert(a.listed.end(), r.cycle_nodes.begin(), r.cycle_nodes.end());
+  a.listed_version = g.structure_version();
+  a.listed_rollbacks = rollbacks;
+  a.listed_valid = true;
+  return a.listed;
 }
 
 int64_t CachedTopoIndex(const Node& n) {

@@ -16,5 +16,10 @@ class Node;
 const std::vector<Node*>& CachedTopoOrder(const Graph& g);
 // The node's index in CachedTopoOrder(its graph); -1 for a deleted node.
 int64_t CachedTopoIndex(const Node& n);
+// TopologicalOrder's list (cycle nodes last) exactly as a fresh sort gives it, remembered until the graph's
+// structure changes (or a journal rolls back): graph_nodes serves every plugin pass's Graph::Nodes() from it, which
+// asks twice (count, then fill) and often of a graph the previous pass left as it was. No index: cheaper than
+// CachedTopoOrder when nothing else needs one. CachedTopoOrder starts from it.
+const std::vector<Node*>& ListedTopoOrder(const Graph& g);
 
 }  // namespace kiln

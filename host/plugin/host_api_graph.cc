@@ -3,6 +3,7 @@
 // changes the graph; a NULL handle or an index out of range reads as "nothing" (NULL, 0, -1).
 #include <algorithm>
 
+#include "analysis/topo_cache.h"
 #include "ir/graph.h"
 #include "ir/model.h"
 #include "ir/topo_order.h"
@@ -19,12 +20,11 @@ size_t GraphNodeCount(KilnGraph* g) { return g ? FromKiln(g)->num_nodes() : 0; }
 size_t GraphNodes(KilnGraph* g, KilnNode** out, size_t capacity) {
   return GuardedValue<size_t>(0, [&]() -> size_t {
     if (!g) return 0;
-    TopoResult topo = TopologicalOrder(*FromKiln(g));
     // A cyclic graph (never produced by the host) still lists every node: the cycle's nodes come last.
-    topo.order.insert(topo.order.end(), topo.cycle_nodes.begin(), topo.cycle_nodes.end());
+    const std::vector<Node*>& order = ListedTopoOrder(*FromKiln(g));
     if (out != nullptr)
-      for (size_t i = 0; i < topo.order.size() && i < capacity; ++i) out[i] = ToKiln(topo.order[i]);
-    return topo.order.size();
+      for (size_t i = 0; i < order.size() && i < capacity; ++i) out[i] = ToKiln(order[i]);
+    return order.size();
   });
 }
 

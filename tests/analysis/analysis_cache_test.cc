@@ -5,11 +5,14 @@
 #include <gtest/gtest.h>
 #include <kiln/kiln_plugin.h>
 
+#include <algorithm>
+
 #include "analysis/analysis_stats.h"
 #include "analysis/dominators.h"
 #include "analysis/reachability.h"
 #include "analysis/topo_cache.h"
 #include "analysis_test_util.h"
+#include "ir/topo_order.h"
 
 namespace kiln {
 namespace {
@@ -219,6 +222,38 @@ TEST(AnalysisCache, CollectGarbageDropsEveryGraphsCache) {
   EXPECT_EQ(AnalysisComputations(g, kDominators), 0u);
   EXPECT_EQ(ImmediateDominator(*N(g, "y")), N(g, "a"));
   EXPECT_EQ(AnalysisComputations(g, kDominators), 1u);
+}
+
+// ListedTopoOrder (what graph_nodes lists) is a fresh sort's list, the same object until the structure changes or a
+// journal rolls back.
+TEST(AnalysisCache, ListedOrderIsAFreshSortsRememberedUntilAChange) {
+  auto m = ParseModel(M(kDiamond));
+  ASSERT_TRUE(m);
+  Graph& g = m->graph();
+  Node *b = N(g, "b"), *c = N(g, "c"), *y = N(g, "y");
+  auto fresh = [&] {
+    TopoResult r = TopologicalOrder(g);
+    r.order.insert(r.order.end(), r.cycle_nodes.begin(), r.cycle_nodes.end());
+    return r.order;
+  };
+  const std::vector<Node*>* first = &ListedTopoOrder(g);
+  EXPECT_EQ(*first, fresh());
+  const std::vector<Node*> before = *first;
+  EXPECT_EQ(&ListedTopoOrder(g), first);
+  EXPECT_EQ(ListedTopoOrder(g), before);  // not recomputed: the same contents
+
+  m->journal().Begin();
+  y->SetInput(1, b->output(0));
+  g.RemoveNode(c);
+  EXPECT_EQ(ListedTopoOrder(g).size(), 3u);
+  EXPECT_EQ(ListedTopoOrder(g), fresh());
+  m->journal().Rollback();
+  EXPECT_EQ(ListedTopoOrder(g), before);
+
+  Node* extra = g.AddNode("Neg", {b->output(0)}, 1);
+  EXPECT_EQ(ListedTopoOrder(g).size(), 5u);
+  EXPECT_EQ(ListedTopoOrder(g), fresh());
+  EXPECT_NE(std::find(ListedTopoOrder(g).begin(), ListedTopoOrder(g).end(), extra), ListedTopoOrder(g).end());
 }
 
 }  // namespace
