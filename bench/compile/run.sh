@@ -38,10 +38,18 @@ for f in "${files[@]}"; do
   [ -n "$nodes" ] || nodes=$("$gen" -c "import onnx,sys; print(len(onnx.load(sys.argv[1], load_external_data=False).graph.node))" "$f")
   ort_all=-; ort_basic=-
   if [ -z "${SKIP_ORT:-}" ] && [ -f "$ort" ]; then
-    ort_all=$(node "$ort" time "$f" --level all --reps "$runs" 2>/dev/null | sed -n 's/.*create_ms_median=\([0-9.]*\).*/\1/p')
-    ort_basic=$(node "$ort" time "$f" --level basic --reps "$runs" 2>/dev/null | sed -n 's/.*create_ms_median=\([0-9.]*\).*/\1/p')
-    ort_all=$(awk -v m="${ort_all:-0}" 'BEGIN { printf "%.3f", m / 1000 }')
-    ort_basic=$(awk -v m="${ort_basic:-0}" 'BEGIN { printf "%.3f", m / 1000 }')
+    # ORT's median session creation in seconds, or "-" with its message on stderr (not set up, a model it refuses).
+    ort_time() {
+      local out ms
+      if ! out=$(node "$ort" time "$f" --level "$1" --reps "$runs" 2>&1); then
+        echo "ort.js time $name --level $1 failed: $(printf '%s' "$out" | tail -1)" >&2
+        echo -; return
+      fi
+      ms=$(printf '%s\n' "$out" | sed -n 's/.*create_ms_median=\([0-9.]*\).*/\1/p')
+      [ -n "$ms" ] && awk -v m="$ms" 'BEGIN { printf "%.3f", m / 1000 }' || echo -
+    }
+    ort_all=$(ort_time all)
+    ort_basic=$(ort_time basic)
   fi
   for lvl in $levels; do
     ts=(); rss=(); shares=()
