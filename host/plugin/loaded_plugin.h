@@ -53,6 +53,10 @@ struct PluginTarget {
   KilnTargetTransferCostFn transfer_cost = nullptr;  // may be null: formats are free
   KilnTargetFormatFn preferred_format = nullptr;     // may be null: any format
   KilnTargetStorageShapeFn storage_shape = nullptr;  // may be null (before 1.6, or layouts not described)
+  // ABI 1.7, deferred: set until DescribeTarget has filled the fields above from it (plugin_registration.h); the
+  // message of a describe that failed, kept so the plugin is not asked again.
+  KilnTargetDescribeFn describe = nullptr;
+  std::string describe_error;
   const HostServices* services = nullptr;          // the plugin's, for the frames its callbacks run in
 };
 
@@ -64,7 +68,7 @@ struct LoadedPlugin {
   uint32_t negotiated_version = 0;  // what both sides speak (the smaller minor)
   std::vector<Registration> registrations;
   std::vector<FusionRulePack> fusion_rules;  // those in effect (not shadowed)
-  std::vector<std::shared_ptr<const PluginTarget>> targets;  // those in effect (not shadowed)
+  std::vector<std::shared_ptr<PluginTarget>> targets;  // those in effect (not shadowed); described in place
 
   // Before unloading: schema bindings turned off, then destroy_user_data for every accepted registration (in
   // reverse order), then the library closed.

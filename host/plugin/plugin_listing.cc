@@ -72,18 +72,19 @@ std::string PluginsToText(const PluginSet& set) {
 
 nlohmann::json TargetsToJson(const PluginSet& set) {
   nlohmann::json out = {{"targets", nlohmann::json::array()}, {"shadowed", nlohmann::json::array()}};
-  for (const auto& t : set.Targets()) {
+  for (const auto& t : set.DescribedTargets()) {
     nlohmann::json details = nullptr;
     if (!t->details_json.empty()) details = nlohmann::json::parse(t->details_json, nullptr, false);  // checked
     out["targets"].push_back({{"name", t->name},
                               {"plugin", t->plugin},
                               {"file", t->file},
                               {"plugin_abi", AbiVersionText(t->plugin_abi)},
-                              {"usable", !t->bare},
+                              {"usable", !t->bare && t->describe_error.empty()},
                               {"description", t->description},
                               {"engines", t->engines},
                               {"formats", t->formats},
                               {"details", details}});
+    if (!t->describe_error.empty()) out["targets"].back()["error"] = t->describe_error;
   }
   for (const auto& p : set.plugins())
     for (const Registration& r : p->registrations)
@@ -99,7 +100,7 @@ std::string TargetsToText(const PluginSet& set) {
     return s.empty() ? std::string("(none listed)") : s;
   };
   std::string out;
-  auto targets = set.Targets();
+  auto targets = set.DescribedTargets();
   if (targets.empty()) {
     std::string loaded;
     for (const auto& p : set.plugins()) loaded += (loaded.empty() ? "" : ", ") + p->name;
@@ -112,6 +113,10 @@ std::string TargetsToText(const PluginSet& set) {
       continue;
     }
     if (!t->description.empty()) out += "    " + t->description + "\n";
+    if (!t->describe_error.empty()) {
+      out += "    cannot be used: " + t->describe_error + "\n";
+      continue;
+    }
     out += "    engines: " + join(t->engines) + "\n";
     out += "    formats: " + join(t->formats) + "\n";
   }

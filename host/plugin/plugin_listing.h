@@ -26,10 +26,12 @@ nlohmann::json PluginsToJson(const PluginSet& plugins);
 std::string PluginsToText(const PluginSet& plugins);
 
 // The data of `kiln targets [--plugin PATH]... [--json]`: every target in effect, in load order.
+// Deferred targets (ABI 1.7) are described first.
 // {"targets": [{"name", "plugin", "file", "plugin_abi", "usable", "description", "engines", "formats",
-//               "details": {...} or null}],
+//               "details": {...} or null, "error" when its description failed}],
 //  "shadowed": [{"name", "plugin", "kept_from"}]}
-// usable is false for a target registered by name only (before ABI 1.3), which cannot be --target.
+// usable is false for a target registered by name only (before ABI 1.3), which cannot be --target, and for one
+// whose description failed.
 nlohmann::json TargetsToJson(const PluginSet& plugins);
 
 // The same as text, one block per target:

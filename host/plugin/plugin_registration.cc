@@ -3,11 +3,13 @@
 #include "plugin/plugin_registration.h"
 
 #include <algorithm>
+#include <cstring>
 #include <limits>
 #include <stdexcept>
 
 #include <nlohmann/json.hpp>
 
+#include "plugin/host_api.h"
 #include "plugin/plugin_kernel.h"
 #include "support/error.h"
 
@@ -239,6 +241,69 @@ void PendingRegistration::AddFusionRules(const KilnFusionRulePackInfo* info) {
   rule_packs_.push_back(std::move(pack));
 }
 
+namespace {
+
+// Reads a KilnTargetInfo's 1.3 and later model fields into t (description, engines, formats, details, callbacks)
+// where info's struct_size covers them and `negotiated` (the plugin's ABI) has them. `required`: they must be there
+// (a described target); otherwise a struct with none of them leaves t bare. Throws invalid_argument naming `what`.
+void ReadTargetModel(PluginTarget& t, const KilnTargetInfo& info, uint32_t negotiated, const std::string& what,
+                     bool required) {
+  const bool speaks_1_3 = negotiated >= KILN_ABI_VERSION_1_3;
+  auto has = [&](size_t until) { return speaks_1_3 && info.struct_size >= until; };
+#define KILN_TARGET_FIELD_(field, fallback) \
+  (has(KILN_STRUCT_SIZE_UNTIL(KilnTargetInfo, field)) ? info.field : (fallback))
+  const char* description = KILN_TARGET_FIELD_(description, nullptr);
+  const char* const* engines = KILN_TARGET_FIELD_(engines, nullptr);
+  const size_t engine_count = KILN_TARGET_FIELD_(engine_count, 0);
+  const char* const* formats = KILN_TARGET_FIELD_(formats, nullptr);
+  const size_t format_count = KILN_TARGET_FIELD_(format_count, 0);
+  const char* details = KILN_TARGET_FIELD_(details_json, nullptr);
+  t.node_engine = KILN_TARGET_FIELD_(node_engine, nullptr);
+  t.estimate = KILN_TARGET_FIELD_(estimate, nullptr);
+  t.sync_cost = KILN_TARGET_FIELD_(sync_cost, nullptr);
+  t.transfer_cost = KILN_TARGET_FIELD_(transfer_cost, nullptr);
+  t.preferred_format = KILN_TARGET_FIELD_(preferred_format, nullptr);
+  // 1.6: only from a plugin that speaks it.
+  if (negotiated >= KILN_ABI_VERSION_1_6) t.storage_shape = KILN_TARGET_FIELD_(storage_shape, nullptr);
+#undef KILN_TARGET_FIELD_
+  const bool any = description || engines || engine_count || formats || format_count || details || t.node_engine ||
+                   t.estimate || t.sync_cost || t.transfer_cost || t.preferred_format || t.storage_shape;
+  if (!any && !required) {
+    t.node_engine = nullptr;
+    t.estimate = nullptr;
+    return;
+  }
+  if (!t.node_engine) throw std::invalid_argument(what + " has no node_engine callback");
+  if (!t.estimate) throw std::invalid_argument(what + " has no estimate callback");
+  if (engine_count == 0) throw std::invalid_argument(what + " names no engine (engine_count is 0)");
+  if (!engines) throw std::invalid_argument(what + ": engines is NULL");
+  if (format_count && !formats) throw std::invalid_argument(what + ": formats is NULL");
+  t.engines.clear();
+  t.formats.clear();
+  for (size_t i = 0; i < engine_count; ++i) {
+    std::string e = Text(engines[i]);
+    if (e.empty()) throw std::invalid_argument(what + ": engine " + std::to_string(i) + " has no name");
+    if (std::find(t.engines.begin(), t.engines.end(), e) != t.engines.end())
+      throw std::invalid_argument(what + ": engine '" + e + "' is listed twice");
+    t.engines.push_back(std::move(e));
+  }
+  for (size_t i = 0; i < format_count; ++i) {
+    std::string f = Text(formats[i]);
+    if (f.empty()) throw std::invalid_argument(what + ": format " + std::to_string(i) + " has no name");
+    t.formats.push_back(std::move(f));
+  }
+  if (details) {
+    nlohmann::json parsed = nlohmann::json::parse(details, nullptr, false);
+    if (parsed.is_discarded() || !parsed.is_object())
+      throw std::invalid_argument(what + ": details_json is not a JSON object");
+    t.details_json = details;
+  }
+  if (description) t.description = Text(description);
+  t.bare = false;
+}
+
+}  // namespace
+
 void PendingRegistration::AddTarget(const KilnTargetInfo* info) {
   std::string what = "a target";
   if (info && info->struct_size >= KILN_STRUCT_SIZE_UNTIL(KilnTargetInfo, name) && info->name)
@@ -254,64 +319,73 @@ void PendingRegistration::AddTarget(const KilnTargetInfo* info) {
   t->plugin_abi = plugin_.negotiated_version;
   t->services = services_;
 
-  // The 1.3 part: each field only where struct_size covers it, and only from a plugin that speaks 1.3.
-  const bool speaks_1_3 = plugin_.negotiated_version >= KILN_ABI_VERSION_1_3;
-  auto has = [&](size_t until) { return speaks_1_3 && info->struct_size >= until; };
-#define KILN_TARGET_FIELD_(field, fallback) \
-  (has(KILN_STRUCT_SIZE_UNTIL(KilnTargetInfo, field)) ? info->field : (fallback))
-  const char* description = KILN_TARGET_FIELD_(description, nullptr);
-  const char* const* engines = KILN_TARGET_FIELD_(engines, nullptr);
-  const size_t engine_count = KILN_TARGET_FIELD_(engine_count, 0);
-  const char* const* formats = KILN_TARGET_FIELD_(formats, nullptr);
-  const size_t format_count = KILN_TARGET_FIELD_(format_count, 0);
-  const char* details = KILN_TARGET_FIELD_(details_json, nullptr);
-  void* user_data = KILN_TARGET_FIELD_(user_data, nullptr);
-  t->node_engine = KILN_TARGET_FIELD_(node_engine, nullptr);
-  t->estimate = KILN_TARGET_FIELD_(estimate, nullptr);
-  t->sync_cost = KILN_TARGET_FIELD_(sync_cost, nullptr);
-  t->transfer_cost = KILN_TARGET_FIELD_(transfer_cost, nullptr);
-  t->preferred_format = KILN_TARGET_FIELD_(preferred_format, nullptr);
-  KilnDestroyFn destroy = KILN_TARGET_FIELD_(destroy_user_data, nullptr);
-  // 1.6: only from a plugin that speaks it.
-  if (plugin_.negotiated_version >= KILN_ABI_VERSION_1_6)
-    t->storage_shape = KILN_TARGET_FIELD_(storage_shape, nullptr);
-#undef KILN_TARGET_FIELD_
-  const bool any_1_3 = description || engines || engine_count || formats || format_count || details || user_data ||
-                       t->node_engine || t->estimate || t->sync_cost || t->transfer_cost || t->preferred_format ||
-                       t->storage_shape || destroy;
-  if (any_1_3) {
-    if (!t->node_engine) throw std::invalid_argument(what + " has no node_engine callback");
-    if (!t->estimate) throw std::invalid_argument(what + " has no estimate callback");
-    if (engine_count == 0) throw std::invalid_argument(what + " names no engine (engine_count is 0)");
-    if (!engines) throw std::invalid_argument(what + ": engines is NULL");
-    if (format_count && !formats) throw std::invalid_argument(what + ": formats is NULL");
-    for (size_t i = 0; i < engine_count; ++i) {
-      std::string e = Text(engines[i]);
-      if (e.empty()) throw std::invalid_argument(what + ": engine " + std::to_string(i) + " has no name");
-      if (std::find(t->engines.begin(), t->engines.end(), e) != t->engines.end())
-        throw std::invalid_argument(what + ": engine '" + e + "' is listed twice");
-      t->engines.push_back(std::move(e));
-    }
-    for (size_t i = 0; i < format_count; ++i) {
-      std::string f = Text(formats[i]);
-      if (f.empty()) throw std::invalid_argument(what + ": format " + std::to_string(i) + " has no name");
-      t->formats.push_back(std::move(f));
-    }
-    if (details) {
-      nlohmann::json parsed = nlohmann::json::parse(details, nullptr, false);
-      if (parsed.is_discarded() || !parsed.is_object())
-        throw std::invalid_argument(what + ": details_json is not a JSON object");
-      t->details_json = details;
-    }
-    t->description = Text(description);
-    t->user_data = user_data;
+  const uint32_t abi = plugin_.negotiated_version;
+  auto has = [&](size_t until) { return abi >= KILN_ABI_VERSION_1_3 && info->struct_size >= until; };
+  void* user_data = has(KILN_STRUCT_SIZE_UNTIL(KilnTargetInfo, user_data)) ? info->user_data : nullptr;
+  KilnDestroyFn destroy =
+      has(KILN_STRUCT_SIZE_UNTIL(KilnTargetInfo, destroy_user_data)) ? info->destroy_user_data : nullptr;
+  KilnTargetDescribeFn describe = abi >= KILN_ABI_VERSION_1_7 && has(KILN_STRUCT_SIZE_UNTIL(KilnTargetInfo, describe))
+                                      ? info->describe
+                                      : nullptr;
+  if (describe) {
+    // 1.7, deferred: the name (and perhaps a description) now, the rest from describe when the target is used.
+    KilnTargetInfo rest = *info;
+    rest.description = nullptr;
+    PluginTarget probe;
+    ReadTargetModel(probe, rest, abi, what, false);
+    if (!probe.bare)
+      throw std::invalid_argument(what + " sets describe and also engines, formats, details or callbacks: a deferred "
+                                         "target gives those from describe");
+    t->description = Text(info->description);
+    t->describe = describe;
     t->bare = false;
   } else {
-    t->node_engine = nullptr;
-    t->estimate = nullptr;
+    // user_data or destroy_user_data alone is a 1.3 registration too, so the model fields must be there.
+    ReadTargetModel(*t, *info, abi, what, user_data != nullptr || destroy != nullptr);
   }
+  t->user_data = user_data;
   targets_.push_back(std::move(t));
   Keep(destroy, user_data);
+}
+
+void DescribeTarget(PluginTarget& t) {
+  if (!t.describe) return;  // never deferred, or described already
+  const std::string who = "target '" + t.name + "' of plugin " + t.plugin + " (" + t.file + ")";
+  if (!t.describe_error.empty()) throw PluginError(t.describe_error);
+  KilnTargetInfo out;
+  std::memset(&out, 0, sizeof out);
+  out.struct_size = sizeof out;
+  KilnStatus* status = nullptr;
+  {
+    CallFrame frame(t.services);
+    try {
+      status = t.describe(t.user_data, &out);
+    } catch (...) {
+      status = MakeStatus(KILN_STATUS_INTERNAL, "an exception escaped describe (it must return a status)");
+    }
+  }
+  if (status != nullptr) {
+    t.describe_error = who + ": reading its description failed: " + TakeStatusText(status);
+    throw PluginError(t.describe_error);
+  }
+  PluginTarget described;
+  try {
+    ReadTargetModel(described, out, t.plugin_abi, who + ": its description", true);
+  } catch (const std::invalid_argument& e) {
+    t.describe_error = e.what();
+    throw PluginError(t.describe_error);
+  }
+  if (t.description.empty() || !described.description.empty()) t.description = described.description;
+  t.engines = std::move(described.engines);
+  t.formats = std::move(described.formats);
+  t.details_json = std::move(described.details_json);
+  t.node_engine = described.node_engine;
+  t.estimate = described.estimate;
+  t.sync_cost = described.sync_cost;
+  t.transfer_cost = described.transfer_cost;
+  t.preferred_format = described.preferred_format;
+  t.storage_shape = described.storage_shape;
+  t.describe = nullptr;
 }
 
 void PendingRegistration::AddOption(const KilnOptionInfo* info) {
@@ -388,6 +462,8 @@ void PendingRegistration::Commit(HostRegistries r) {
     std::string detail;
     if (target->bare) {
       detail = "name only (no engines or cost model: registered as before ABI 1.3)";
+    } else if (target->describe) {
+      detail = "described when first used (engines read then)";
     } else {
       detail = "engines";
       for (size_t i = 0; i < target->engines.size(); ++i) detail += (i ? ", " : " ") + target->engines[i];

@@ -10,7 +10,8 @@
 // Targets: KilnTargetInfo's 1.3 fields are read only when its struct_size covers them and the negotiated ABI is
 // 1.3 or newer. When any of them is set, the target must name at least one engine (non-empty, no name twice) and
 // give node_engine and estimate; details_json, when given, must be a JSON object. Otherwise (a 1.0-1.2 plugin, or
-// the 1.3 fields all zero) it registers as a bare name, as before 1.3.
+// the 1.3 fields all zero) it registers as a bare name, as before 1.3. A 1.7 target with describe gives only its
+// name (and description) here: the rest comes from describe when the target is first used (DescribeTarget).
 #pragma once
 
 #include <kiln/kiln_plugin.h>
@@ -89,6 +90,11 @@ class PendingRegistration {
   std::vector<std::pair<KilnDestroyFn, void*>> destroyers_;
   bool committed_ = false;
 };
+
+// A deferred target (ABI 1.7, KilnTargetInfo.describe) asks its plugin for the rest of its description, once; a
+// target that is not deferred, or is described already, is left as it is. Throws PluginError naming the target
+// when describe fails or gives what a registration would be refused for (and on every later call).
+void DescribeTarget(PluginTarget& t);
 
 }  // namespace kiln::plugin
 

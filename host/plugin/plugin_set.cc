@@ -2,6 +2,7 @@
 #include "plugin/plugin_set.h"
 
 #include "plugin/plugin_loader.h"
+#include "plugin/plugin_registration.h"
 #include "plugin/plugin_schema.h"
 #include "plugin/plugin_search.h"
 #include "support/error.h"
@@ -42,10 +43,26 @@ std::vector<std::shared_ptr<const PluginTarget>> PluginSet::Targets() const {
   return out;
 }
 
+std::vector<std::shared_ptr<const PluginTarget>> PluginSet::DescribedTargets() const {
+  std::vector<std::shared_ptr<const PluginTarget>> out;
+  for (const auto& p : plugins_)
+    for (const auto& t : p->targets) {
+      try {
+        DescribeTarget(*t);
+      } catch (const Error&) {  // kept in t->describe_error, which the listing shows
+      }
+      out.push_back(t);
+    }
+  return out;
+}
+
 std::shared_ptr<const PluginTarget> PluginSet::FindTarget(std::string_view name) const {
   for (const auto& p : plugins_)
     for (const auto& t : p->targets)
-      if (t->name == name) return t;
+      if (t->name == name) {
+        DescribeTarget(*t);
+        return t;
+      }
   return nullptr;
 }
 

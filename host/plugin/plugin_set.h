@@ -56,8 +56,12 @@ class PluginSet {
 
   const std::vector<std::unique_ptr<LoadedPlugin>>& plugins() const { return plugins_; }
   const LoadedPlugin* Find(std::string_view name) const;
-  // The targets in effect (the first registration of each name), in load order; a target by name, or null.
+  // The targets in effect (the first registration of each name), in load order, as registered: a deferred one
+  // (ABI 1.7) may not be described yet. DescribedTargets describes each first (one that fails keeps its
+  // describe_error and stays undescribed). FindTarget: a target by name, described (PluginError when describing it
+  // fails), or null.
   std::vector<std::shared_ptr<const PluginTarget>> Targets() const;
+  std::vector<std::shared_ptr<const PluginTarget>> DescribedTargets() const;
   std::shared_ptr<const PluginTarget> FindTarget(std::string_view name) const;
   const std::vector<SkippedPlugin>& skipped() const { return skipped_; }
   // Where plugin names are looked for: --plugin directories, KILN_PLUGIN_PATH, the install directory.

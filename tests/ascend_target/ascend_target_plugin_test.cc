@@ -36,6 +36,8 @@ struct Registered {
   KilnTargetInfo info;
   std::string name, description, details;
   std::vector<std::string> engines, formats;
+  bool deferred = false;       // registered with describe (ABI 1.7), described here as the host would on first use
+  std::string describe_error;  // its describe's status message
 };
 std::vector<Registered>* g_registered = nullptr;
 
@@ -43,6 +45,20 @@ KilnStatus* Capture(KilnRegistrar*, const KilnTargetInfo* info) {
   Registered r;
   r.info = *info;
   r.name = info->name;
+  if (info->describe) {
+    r.deferred = true;
+    KilnTargetInfo out;
+    std::memset(&out, 0, sizeof out);
+    out.struct_size = sizeof out;
+    if (KilnStatus* s = info->describe(info->user_data, &out)) {
+      r.describe_error = plugin::HostApi().status_message(s);
+      plugin::HostApi().status_release(s);
+    }
+    out.user_data = info->user_data;
+    out.destroy_user_data = info->destroy_user_data;
+    r.info = out;
+    info = &r.info;
+  }
   r.description = info->description ? info->description : "";
   r.details = info->details_json ? info->details_json : "";
   for (size_t i = 0; i < info->engine_count; ++i) r.engines.push_back(info->engines[i]);
@@ -128,6 +144,10 @@ TEST_F(AscendPlugin, RegistersOneTargetPerShippedFile) {
   std::vector<std::string> names;
   for (const Registered& r : *registered_) names.push_back(r.name);
   EXPECT_EQ(names, (std::vector<std::string>{"ascend310p3", "ascend910a", "ascend910b1"}));
+  for (const Registered& r : *registered_) {
+    EXPECT_TRUE(r.deferred) << r.name << ": its file is read when the target is first used";
+    EXPECT_EQ(r.describe_error, "") << r.name;
+  }
   const Registered& b1 = Target("ascend910b1");
   EXPECT_EQ(b1.info.struct_size, sizeof(KilnTargetInfo));
   EXPECT_EQ(b1.engines, (std::vector<std::string>{"cube", "vector", "aicpu", "host"}));
@@ -357,7 +377,7 @@ class AscendPluginErrors : public AscendPlugin {
   }
 };
 
-TEST_F(AscendPluginErrors, ABadFileFailsRegistrationWithItsPlace) {
+TEST_F(AscendPluginErrors, ABadFileFailsItsTargetWithItsPlace) {
   fs::path dir = fs::temp_directory_path() / ("kiln_ascend_bad_" + std::to_string(getpid()));
   fs::create_directories(dir);
   std::ifstream in(std::string(KILN_ASCEND_TEST_DIR) + "/test_chip.yaml");
@@ -365,15 +385,42 @@ TEST_F(AscendPluginErrors, ABadFileFailsRegistrationWithItsPlace) {
   text.replace(text.find("cost: gemm"), 10, "cost: gem ");
   std::ofstream((dir / "broken.yaml").string()) << text;
   setenv("KILN_ASCEND_TARGETS_DIR", dir.c_str(), 1);
-  std::vector<Registered> none;
-  std::string message = Register(table_, none);
+  // Registration reads only the name; describing it (the target's first use) fails with the file's place.
+  std::vector<Registered> got;
+  EXPECT_EQ(Register(table_, got), "");
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0].name, "testchip");
+  const std::string& message = got[0].describe_error;
   EXPECT_NE(message.find((dir / "broken.yaml").string() + ":"), std::string::npos) << message;
   EXPECT_NE(message.find(": op_classes.gemm.cost must be one of"), std::string::npos) << message;
+  got[0].info.destroy_user_data(got[0].info.user_data);
+
+  // Two files naming one target: the registration fails, though neither file is read whole.
+  std::string good = text;
+  good.replace(good.find("cost: gem "), 10, "cost: gemm");
+  std::ofstream((dir / "broken.yaml").string()) << good;
+  std::ofstream((dir / "copy.yaml").string()) << good;
+  got.clear();
+  std::string twice = Register(table_, got);
+  EXPECT_NE(twice.find("target 'testchip' is already described by " + (dir / "broken.yaml").string()),
+            std::string::npos)
+      << twice;
+  for (Registered& r : got) r.info.destroy_user_data(r.info.user_data);
+  fs::remove(dir / "copy.yaml");
+
+  // Without a plain top-level name line, the file is read at once, and a bad one fails the registration.
+  std::string quoted = text;
+  quoted.replace(quoted.find("\nname:"), 6, "\n\"name\":");
+  std::ofstream((dir / "broken.yaml").string()) << quoted;
+  std::vector<Registered> none;
+  std::string failed = Register(table_, none);
+  EXPECT_NE(failed.find(": op_classes.gemm.cost must be one of"), std::string::npos) << failed;
   EXPECT_TRUE(none.empty());
-  // An empty folder named by the variable is an error too.
+
+  // An empty folder named by the variable is an error.
   fs::remove(dir / "broken.yaml");
-  message = Register(table_, none);
-  EXPECT_NE(message.find("holds no target description"), std::string::npos) << message;
+  const std::string empty_message = Register(table_, none);
+  EXPECT_NE(empty_message.find("holds no target description"), std::string::npos) << empty_message;
   fs::remove_all(dir);
 }
 
@@ -383,6 +430,8 @@ TEST_F(AscendPluginErrors, TheVariableSelectsTheFolder) {
   EXPECT_EQ(Register(table_, got), "");
   ASSERT_EQ(got.size(), 1u);
   EXPECT_EQ(got[0].name, "testchip");
+  EXPECT_EQ(got[0].describe_error, "");
+  EXPECT_EQ(got[0].engines.empty(), false);
   got[0].info.destroy_user_data(got[0].info.user_data);
 }
 

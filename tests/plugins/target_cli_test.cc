@@ -11,6 +11,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -70,7 +71,7 @@ TEST_F(TargetCli, TargetsAreListedAsTextAndJson) {
   const std::string plugins = kTarget + " --plugin " + Plugin("v1_2_target");
   auto r = RunKiln("targets" + plugins);
   ASSERT_EQ(r.rc, 0) << r.output;
-  EXPECT_TRUE(Contains(r.output, "test_npu  (plugin test_target, ABI 1.6)  " + Plugin("target"))) << r.output;
+  EXPECT_TRUE(Contains(r.output, "test_npu  (plugin test_target, ABI 1.7)  " + Plugin("target"))) << r.output;
   EXPECT_TRUE(Contains(r.output, "    A test NPU: cube and vector engines")) << r.output;
   EXPECT_TRUE(Contains(r.output, "    engines: cube, vector, host\n")) << r.output;
   EXPECT_TRUE(Contains(r.output, "    formats: ND, NC1HWC0\n")) << r.output;
@@ -86,7 +87,7 @@ TEST_F(TargetCli, TargetsAreListedAsTextAndJson) {
   const nlohmann::json& npu = by_name["test_npu"];
   EXPECT_EQ(npu["plugin"], "test_target");
   EXPECT_EQ(npu["file"], Plugin("target"));
-  EXPECT_EQ(npu["plugin_abi"], "1.6");
+  EXPECT_EQ(npu["plugin_abi"], "1.7");
   EXPECT_EQ(npu["usable"], true);
   EXPECT_EQ(npu["engines"], nlohmann::json::array({"cube", "vector", "host"}));
   EXPECT_EQ(npu["formats"], nlohmann::json::array({"ND", "NC1HWC0"}));
@@ -357,6 +358,46 @@ TEST_F(TargetCli, TheTraceOfASmallModelIsValidAndAddsUp) {
   EXPECT_EQ(target["totals"], totals);
   EXPECT_EQ(target["trace"], trace_file.string());
   EXPECT_TRUE(Contains(r.output, "target test_npu: 5 tasks, 5 launches, 3 barriers, 512 bytes")) << r.output;
+}
+
+// ABI 1.7 through the Ascend plugin: its descriptions are read when a target is used, so a broken file fails that
+// target alone (exit 4, its place named, no output), a compile without a target does not read it, and `kiln
+// targets` shows the message under it.
+TEST_F(TargetCli, ABrokenDescriptionFailsOnlyItsOwnTarget) {
+  const fs::path shipped = fs::path(KILN_SOURCE_DIR) / "configs" / "targets";
+  const fs::path dir = dir_ / "targets";
+  fs::create_directories(dir);
+  for (const char* name : {"ascend910a.yaml", "ascend910b1.yaml"}) fs::copy_file(shipped / name, dir / name);
+  std::string text = ReadFile(dir / "ascend910a.yaml");
+  text.replace(text.find("cost: gemm"), 10, "cost: gem ");
+  std::ofstream(dir / "ascend910a.yaml", std::ios::trunc) << text;
+  const std::string env = "KILN_ASCEND_TARGETS_DIR=" + dir.string() + " " + KILN_BINARY;
+  const std::string out = (dir_ / "out.onnx").string();
+
+  testing::KilnRun broken = testing::RunBinary(env, "compile " + kSample + " -o " + out + " --target ascend910a");
+  EXPECT_EQ(broken.rc, 4) << broken.output;
+  EXPECT_TRUE(Contains(broken.output, "target 'ascend910a' of plugin ascend_target")) << broken.output;
+  EXPECT_TRUE(Contains(broken.output, (dir / "ascend910a.yaml").string() + ":")) << broken.output;
+  EXPECT_TRUE(Contains(broken.output, "op_classes.gemm.cost must be one of")) << broken.output;
+  EXPECT_FALSE(fs::exists(out));
+
+  for (const std::string& flags : {std::string(" --target ascend910b1"), std::string("")}) {
+    testing::KilnRun ok = testing::RunBinary(env, "compile " + kSample + " -o " + out + flags);
+    EXPECT_EQ(ok.rc, 0) << flags << ": " << ok.output;
+    EXPECT_TRUE(fs::exists(out)) << flags;
+    fs::remove(out);
+  }
+
+  testing::KilnRun listed = testing::RunBinary(env, "targets --json");
+  ASSERT_EQ(listed.rc, 0) << listed.output;
+  nlohmann::json j = nlohmann::json::parse(listed.output.substr(listed.output.find('{')));
+  std::map<std::string, nlohmann::json> by_name;
+  for (const auto& t : j["targets"]) by_name[t["name"]] = t;
+  ASSERT_TRUE(by_name.count("ascend910a") && by_name.count("ascend910b1")) << listed.output;
+  EXPECT_FALSE(by_name["ascend910a"]["usable"].get<bool>());
+  EXPECT_TRUE(Contains(by_name["ascend910a"].value("error", ""), "op_classes.gemm.cost")) << listed.output;
+  EXPECT_TRUE(by_name["ascend910b1"]["usable"].get<bool>());
+  EXPECT_FALSE(by_name["ascend910b1"]["engines"].empty());
 }
 
 TEST_F(TargetCli, TraceWithoutATargetIsAUsageErrorLeavingNoFile) {

@@ -5,12 +5,15 @@
 // (only for what was accepted). Also the slots without an active target, and the active-target scope.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
+#include <utility>
 #include <stdexcept>
 
 #include "ir/model.h"
 #include "plugin/host_api.h"
 #include "plugin/plugin_registration.h"
+#include "support/error.h"
 #include "target/active_target.h"
 
 namespace kiln::plugin {
@@ -180,6 +183,98 @@ TEST_F(TargetRegistration, TheFirstRegistrationOfANameWins) {
   KilnTargetInfo again = FullInfo("twice");
   twice.AddTarget(&again);
   EXPECT_THROW(twice.AddTarget(&again), std::invalid_argument);
+}
+
+// ABI 1.7: a deferred target (describe set) registers its name; the rest comes from describe, asked once.
+int g_described = 0;
+KilnStatus* DescribeOk(void*, KilnTargetInfo* out) {
+  ++g_described;
+  KilnTargetInfo full = FullInfo("ignored");  // name, user_data, destroy and describe of out are not read
+  const size_t size = out->struct_size;
+  std::memcpy(static_cast<void*>(out), &full, std::min(size, sizeof full));
+  out->struct_size = size;
+  return nullptr;
+}
+KilnStatus* DescribeFails(void*, KilnTargetInfo*) {
+  ++g_described;
+  return MakeStatus(KILN_STATUS_INVALID_ARGUMENT, "chip.yaml:3:7: a rate must be positive");
+}
+KilnStatus* DescribeNoEngines(void*, KilnTargetInfo* out) {
+  ++g_described;
+  out->node_engine = Engine;
+  out->estimate = Estimate;
+  return nullptr;
+}
+
+KilnTargetInfo DeferredInfo(const char* name, KilnTargetDescribeFn describe) {
+  KilnTargetInfo info;
+  std::memset(&info, 0, sizeof info);
+  info.struct_size = sizeof info;
+  info.name = name;
+  info.user_data = &g_destroyed;
+  info.destroy_user_data = Destroy;
+  info.describe = describe;
+  return info;
+}
+
+TEST_F(TargetRegistration, ADeferredTargetIsDescribedOnceWhenFirstNeeded) {
+  plugin_.negotiated_version = KILN_ABI_VERSION_1_7;
+  g_described = 0;
+  auto t = Commit(DeferredInfo("npu", DescribeOk));
+  ASSERT_NE(t, nullptr);
+  EXPECT_FALSE(t->bare);
+  EXPECT_TRUE(t->engines.empty());
+  EXPECT_EQ(g_described, 0) << "registration does not ask for the description";
+  EXPECT_EQ(plugin_.registrations.back().detail, "described when first used (engines read then)");
+  PluginTarget& target = *plugin_.targets.back();
+  DescribeTarget(target);
+  DescribeTarget(target);
+  EXPECT_EQ(g_described, 1);
+  EXPECT_EQ(target.name, "npu");
+  EXPECT_EQ(target.description, "a test target");
+  EXPECT_EQ(target.engines, (std::vector<std::string>{"mat", "vec"}));
+  EXPECT_EQ(target.formats, (std::vector<std::string>{"ND"}));
+  EXPECT_EQ(target.details_json, R"({"cores": 2})");
+  EXPECT_EQ(target.node_engine, &Engine);
+  EXPECT_EQ(target.user_data, &g_destroyed) << "the callbacks get the registration's user_data";
+  EXPECT_EQ(target.describe, nullptr);
+  ASSERT_EQ(plugin_.destroyers.size(), 1u);
+}
+
+TEST_F(TargetRegistration, ADeferredTargetsFailureNamesItAndIsNotAskedAgain) {
+  plugin_.negotiated_version = KILN_ABI_VERSION_1_7;
+  for (auto [describe, words] : {std::pair{&DescribeFails, "chip.yaml:3:7: a rate must be positive"},
+                                 std::pair{&DescribeNoEngines, "its description names no engine"}}) {
+    g_described = 0;
+    plugin_.targets.clear();
+    names_.targets.clear();
+    ASSERT_NE(Commit(DeferredInfo("npu", describe)), nullptr);
+    PluginTarget& target = *plugin_.targets.back();
+    for (int i = 0; i < 2; ++i) {
+      try {
+        DescribeTarget(target);
+        ADD_FAILURE() << "described: " << words;
+      } catch (const Error& e) {
+        EXPECT_EQ(e.code(), ExitCode::kPlugin);
+        std::string m = e.what();
+        EXPECT_NE(m.find("target 'npu' of plugin p (/x/libp.so)"), std::string::npos) << m;
+        EXPECT_NE(m.find(words), std::string::npos) << m;
+      }
+    }
+    EXPECT_EQ(g_described, 1);
+    EXPECT_FALSE(target.describe_error.empty());
+    EXPECT_TRUE(target.engines.empty());
+  }
+}
+
+TEST_F(TargetRegistration, ADeferredTargetGivesItsModelOnlyFromDescribe) {
+  plugin_.negotiated_version = KILN_ABI_VERSION_1_7;
+  KilnTargetInfo both = FullInfo("npu");
+  both.describe = DescribeOk;
+  EXPECT_NE(Refusal(both).find("sets describe and also engines"), std::string::npos) << Refusal(both);
+  // A plugin that negotiated 1.6 has no describe: its user_data alone is a 1.3 target without callbacks.
+  plugin_.negotiated_version = KILN_ABI_VERSION_1_6;
+  EXPECT_NE(Refusal(DeferredInfo("npu", DescribeOk)).find("has no node_engine callback"), std::string::npos);
 }
 
 TEST(TargetSlots, WithoutAnActiveTargetTheyAnswerNone) {

@@ -110,7 +110,7 @@ static_assert(offsetof(KilnFusionRulePackInfo, name) == 8);
 static_assert(offsetof(KilnFusionRulePackInfo, yaml) == 16);
 static_assert(offsetof(KilnFusionRulePackInfo, source_name) == 24);
 
-static_assert(sizeof(KilnTargetInfo) == 128);  // 120 before 1.6
+static_assert(sizeof(KilnTargetInfo) == 136);  // 120 before 1.6, 128 before 1.7
 static_assert(offsetof(KilnTargetInfo, struct_size) == 0);
 static_assert(offsetof(KilnTargetInfo, name) == 8);
 static_assert(offsetof(KilnTargetInfo, description) == 16);  // since 1.3
@@ -127,6 +127,7 @@ static_assert(offsetof(KilnTargetInfo, transfer_cost) == 96);  // since 1.3
 static_assert(offsetof(KilnTargetInfo, preferred_format) == 104);  // since 1.3
 static_assert(offsetof(KilnTargetInfo, destroy_user_data) == 112);  // since 1.3
 static_assert(offsetof(KilnTargetInfo, storage_shape) == 120);  // since 1.6
+static_assert(offsetof(KilnTargetInfo, describe) == 128);  // since 1.7
 
 static_assert(sizeof(KilnCostEstimate) == 104);  // since 1.3
 static_assert(offsetof(KilnCostEstimate, struct_size) == 0);
@@ -399,6 +400,10 @@ static_assert(std::is_same_v<KilnTargetStorageShapeFn,
 static_assert(std::is_same_v<decltype(KilnHostApi::target_storage_shape),
                              KilnStatus* (*)(KilnValue*, const char*, int64_t*, size_t, size_t*)>);
 
+// ---- 1.7 ----
+static_assert(KILN_ABI_VERSION_1_7 == 0x00010007u);
+static_assert(std::is_same_v<KilnTargetDescribeFn, KilnStatus* (*)(void*, KilnTargetInfo*)>);
+
 // ---- the entry point never changes ----
 static_assert(std::is_same_v<decltype(&kiln_plugin_entry), KilnPluginEntryFn>);
 static_assert(std::is_same_v<KilnPluginEntryFn,
@@ -407,16 +412,17 @@ static_assert(std::is_same_v<KilnPluginEntryFn,
 namespace {
 
 TEST(AbiVersion, MacrosPackMajorAndMinor) {
-  EXPECT_EQ(KILN_ABI_VERSION, 0x00010006u);
+  EXPECT_EQ(KILN_ABI_VERSION, 0x00010007u);
   EXPECT_EQ(KILN_ABI_VERSION_1_0, 0x00010000u);
   EXPECT_EQ(KILN_ABI_VERSION_1_1, 0x00010001u);
   EXPECT_EQ(KILN_ABI_VERSION_1_2, 0x00010002u);
   EXPECT_EQ(KILN_ABI_VERSION_1_3, 0x00010003u);
   EXPECT_EQ(KILN_ABI_VERSION_1_4, 0x00010004u);
   EXPECT_EQ(KILN_ABI_VERSION_1_5, 0x00010005u);
-  EXPECT_EQ(KILN_ABI_VERSION_1_6, KILN_ABI_VERSION);
+  EXPECT_EQ(KILN_ABI_VERSION_1_6, 0x00010006u);
+  EXPECT_EQ(KILN_ABI_VERSION_1_7, KILN_ABI_VERSION);
   EXPECT_EQ(KILN_ABI_VERSION_GET_MAJOR(KILN_ABI_VERSION), 1u);
-  EXPECT_EQ(KILN_ABI_VERSION_GET_MINOR(KILN_ABI_VERSION), 6u);
+  EXPECT_EQ(KILN_ABI_VERSION_GET_MINOR(KILN_ABI_VERSION), 7u);
   EXPECT_EQ(KILN_ABI_VERSION_GET_MAJOR(KILN_MAKE_ABI_VERSION(2, 7)), 2u);
   EXPECT_EQ(KILN_ABI_VERSION_GET_MINOR(KILN_MAKE_ABI_VERSION(2, 7)), 7u);
   EXPECT_STREQ(KILN_PLUGIN_ENTRY_SYMBOL, "kiln_plugin_entry");

@@ -58,6 +58,8 @@
  *   1.5  graph_set_node_order: a pass chooses the order in which export writes a graph's nodes (a schedule).
  *   1.6  storage shapes: KilnTargetInfo.storage_shape and target_storage_shape, the dims a value takes stored in
  *        a target's format (GE's StorageShape: NC1HWC0 of an NCHW value is N, C1, H, W, C0).
+ *   1.7  deferred target descriptions: KilnTargetInfo.describe, so a plugin reading its targets from files
+ *        registers their names and reads a file only when its target is first used or listed.
  *
  * This header compiles as C99 and as C++.
  */
@@ -76,7 +78,7 @@ extern "C" {
  * ------------------------------------------------------------------------------------------------------------- */
 
 #define KILN_ABI_VERSION_MAJOR 1
-#define KILN_ABI_VERSION_MINOR 6
+#define KILN_ABI_VERSION_MINOR 7
 /* Casts that C++ code compiled with -Wold-style-cast also accepts. */
 #ifdef __cplusplus
 #define KILN_U32_(x) static_cast<uint32_t>(x)
@@ -99,6 +101,7 @@ extern "C" {
 #define KILN_ABI_VERSION_1_4 KILN_MAKE_ABI_VERSION(1, 4)
 #define KILN_ABI_VERSION_1_5 KILN_MAKE_ABI_VERSION(1, 5)
 #define KILN_ABI_VERSION_1_6 KILN_MAKE_ABI_VERSION(1, 6)
+#define KILN_ABI_VERSION_1_7 KILN_MAKE_ABI_VERSION(1, 7)
 
 /** The name of the entry symbol, for the loader. */
 #define KILN_PLUGIN_ENTRY_SYMBOL "kiln_plugin_entry"
@@ -486,6 +489,9 @@ typedef KilnStatus* (*KilnTargetFormatFn)(void* user_data, KilnNode* node, int32
     a dim that is not a known number) and the rank to *out_rank. */
 typedef KilnStatus* (*KilnTargetStorageShapeFn)(void* user_data, KilnValue* value, const char* format,
                                                 int64_t* out_dims, size_t capacity, size_t* out_rank);
+struct KilnTargetInfo;
+/** Since 1.7: fills out a deferred target's description (see KilnTargetInfo.describe). */
+typedef KilnStatus* (*KilnTargetDescribeFn)(void* user_data, struct KilnTargetInfo* out);
 
 /** A hardware target: its engines and what it estimates; the host forwards every pass's question about the active
     target (oo.target) to these callbacks. Before 1.3 only the name existed. */
@@ -519,6 +525,17 @@ typedef struct KilnTargetInfo {
       N, C1 = ceil(C / C0), H, W, C0); INVALID_ARGUMENT for a format the target lacks or a value the format cannot
       hold. May be NULL (the target does not describe its layouts: passes then never choose a format for it). */
   KilnTargetStorageShapeFn storage_shape;
+  /* --- since 1.7 --- */
+  /** A deferred description, for a plugin that reads its targets from files: registration then gives the name,
+      user_data and destroy_user_data (description may be given or left to describe) and leaves engines, formats,
+      details_json and the callbacks zero. The host calls describe(user_data, out) once, when the target is first
+      made active or listed in detail (`kiln targets`), never for a compile that does not use it. out is a
+      KilnTargetInfo the host zeroed, with struct_size set (write no byte past it); describe fills it as a
+      registration would: description, engines, formats, details_json and the callbacks. Its name, user_data,
+      destroy_user_data and describe are not read: the callbacks get the registration's user_data. A status it
+      returns, or a description the host refuses, fails that use of the target (exit 4) with a message naming it;
+      the host does not ask again. May be NULL (the description is the registration's). */
+  KilnTargetDescribeFn describe;
 } KilnTargetInfo;
 
 /** A new model-local function (model_create_function, since 1.2): its signature; the body is built afterwards

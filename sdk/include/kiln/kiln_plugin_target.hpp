@@ -32,6 +32,7 @@
 #include <algorithm>
 #include <concepts>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -87,6 +88,14 @@ inline constexpr std::string_view kFormatDomain = "kiln.format";
 inline constexpr std::string_view kFormatGluePrefix = "kiln.format.glue/";
 inline constexpr std::string_view kFormatAnnotation = "format";
 
+class Target;
+
+// A deferred target's description and object (AddDeferredTarget), made when the host first needs them.
+struct DescribedTarget {
+  TargetSpec spec;  // spec.name must be the name the target was registered with
+  std::unique_ptr<Target> target;
+};
+
 // A hardware target. The host calls one target's methods from one thread at a time.
 class Target {
  public:
@@ -117,7 +126,29 @@ namespace detail {
 class TargetHolder {
  public:
   explicit TargetHolder(std::unique_ptr<Target> target) : target_(std::move(target)) {}
-  Target& target() { return *target_; }
+  // Deferred (ABI 1.7): the target is made by load when the host asks for its description.
+  TargetHolder(std::string name, std::function<DescribedTarget()> load)
+      : name_(std::move(name)), load_(std::move(load)) {}
+  Target& target() {
+    if (!target_) throw Error("target '" + name_ + "' is used before the host described it", KILN_STATUS_INTERNAL);
+    return *target_;
+  }
+  // Runs load (once) and keeps what it made; the spec's strings live as long as the holder.
+  const TargetSpec& Load() {
+    if (target_) return spec_;
+    DescribedTarget d = load_();
+    if (!d.target) throw Error("target '" + name_ + "': its loader made no target object", KILN_STATUS_INTERNAL);
+    if (d.spec.name != name_)
+      throw Error("target '" + name_ + "': its description names it '" + d.spec.name + "'",
+                  KILN_STATUS_INVALID_ARGUMENT);
+    if (d.spec.engines.empty()) throw Error("target '" + name_ + "' names no engine", KILN_STATUS_INVALID_ARGUMENT);
+    spec_ = std::move(d.spec);
+    target_ = std::move(d.target);
+    return spec_;
+  }
+  // The arrays a description's engines and formats point into.
+  std::vector<const char*>& engine_names() { return engine_names_; }
+  std::vector<const char*>& format_names() { return format_names_; }
   // A pointer valid for the holder's life.
   const char* Intern(std::string s) { return interned_.insert(std::move(s)).first->c_str(); }
   // Fills out (only the bytes its struct_size covers) from e; engine and reason live until the next call.
@@ -148,6 +179,10 @@ class TargetHolder {
   std::unique_ptr<Target> target_;
   std::unordered_set<std::string> interned_;
   std::string engine_, reason_;
+  std::string name_;
+  std::function<DescribedTarget()> load_;
+  TargetSpec spec_;
+  std::vector<const char*> engine_names_, format_names_;
 };
 
 inline TargetHolder& HolderOf(void* user_data) { return *static_cast<TargetHolder*>(user_data); }
@@ -222,6 +257,40 @@ inline std::vector<const char*> CStrings(const std::vector<std::string>& v) {
   return out;
 }
 
+// Fills info's description, engines, formats, details and callbacks from spec (engines and formats point into the
+// two vectors, which must outlive info's use).
+inline void FillTargetInfo(KilnTargetInfo& info, const TargetSpec& spec, std::vector<const char*>& engines,
+                           std::vector<const char*>& formats) {
+  engines = CStrings(spec.engines);
+  formats = CStrings(spec.formats);
+  info.description = spec.description.empty() ? nullptr : spec.description.c_str();
+  info.engines = engines.data();
+  info.engine_count = engines.size();
+  info.formats = formats.empty() ? nullptr : formats.data();
+  info.format_count = formats.size();
+  info.details_json = spec.details_json.empty() ? nullptr : spec.details_json.c_str();
+  info.node_engine = &TargetTrampolines::NodeEngine;
+  info.estimate = &TargetTrampolines::Estimate;
+  info.sync_cost = &TargetTrampolines::SyncCost;
+  info.transfer_cost = &TargetTrampolines::TransferCost;
+  info.preferred_format = &TargetTrampolines::PreferredFormat;
+  if (NegotiatedAbiVersion() >= KILN_ABI_VERSION_1_6) info.storage_shape = &TargetTrampolines::StorageShape;
+}
+
+// KilnTargetInfo.describe: loads the holder's target and fills out (no byte past its struct_size).
+inline KilnStatus* DescribeTrampoline(void* self, KilnTargetInfo* out) {
+  return Guard([&] {
+    RequireOut(out, "out");
+    TargetHolder& h = HolderOf(self);
+    KilnTargetInfo info;
+    std::memset(&info, 0, sizeof info);
+    FillTargetInfo(info, h.Load(), h.engine_names(), h.format_names());  // all kept by the holder
+    const size_t size = out->struct_size;
+    info.struct_size = size;
+    std::memcpy(static_cast<void*>(out), &info, std::min(size, sizeof info));
+  });
+}
+
 inline CostEstimate FromC(const KilnCostEstimate& c) {
   CostEstimate e;
   auto has = [&](size_t until) { return c.struct_size >= until; };
@@ -257,28 +326,41 @@ inline void AddTarget(Registrar& reg, const TargetSpec& spec, std::unique_ptr<Ta
                 KILN_STATUS_UNSUPPORTED);
   if (spec.engines.empty())
     throw Error("target '" + spec.name + "' names no engine", KILN_STATUS_INVALID_ARGUMENT);
-  std::vector<const char*> engines = detail::CStrings(spec.engines);
-  std::vector<const char*> formats = detail::CStrings(spec.formats);
   auto holder = std::make_unique<detail::TargetHolder>(std::move(target));
-
+  std::vector<const char*> engines, formats;
   KilnTargetInfo info;
   std::memset(&info, 0, sizeof info);
   info.struct_size = sizeof info;
   info.name = spec.name.c_str();
-  info.description = spec.description.empty() ? nullptr : spec.description.c_str();
-  info.engines = engines.data();
-  info.engine_count = engines.size();
-  info.formats = formats.empty() ? nullptr : formats.data();
-  info.format_count = formats.size();
-  info.details_json = spec.details_json.empty() ? nullptr : spec.details_json.c_str();
+  detail::FillTargetInfo(info, spec, engines, formats);
   info.user_data = holder.get();
-  info.node_engine = &detail::TargetTrampolines::NodeEngine;
-  info.estimate = &detail::TargetTrampolines::Estimate;
-  info.sync_cost = &detail::TargetTrampolines::SyncCost;
-  info.transfer_cost = &detail::TargetTrampolines::TransferCost;
-  info.preferred_format = &detail::TargetTrampolines::PreferredFormat;
   info.destroy_user_data = &detail::Destroy<detail::TargetHolder>;
-  if (NegotiatedAbiVersion() >= KILN_ABI_VERSION_1_6) info.storage_shape = &detail::TargetTrampolines::StorageShape;
+  Check(Host().register_target(reg.raw(), &info));
+  holder.release();  // the host owns it now and destroys it through destroy_user_data
+}
+
+// Registers a target by name now and calls load only when the host first needs the rest (it is made active, or
+// `kiln targets` lists it): for a plugin that reads its targets from files, so that a compile that uses none reads
+// none. load's errors (kiln::sdk::Error or any exception) fail that use, with their message. On a host older than
+// ABI 1.7, which cannot defer, load runs now.
+inline void AddDeferredTarget(Registrar& reg, std::string name, std::function<DescribedTarget()> load) {
+  if (NegotiatedAbiVersion() < KILN_ABI_VERSION_1_7) {
+    DescribedTarget d = load();
+    if (d.spec.name != name)
+      throw Error("target '" + name + "': its description names it '" + d.spec.name + "'",
+                  KILN_STATUS_INVALID_ARGUMENT);
+    AddTarget(reg, d.spec, std::move(d.target));
+    return;
+  }
+  if (name.empty()) throw Error("a deferred target has no name", KILN_STATUS_INVALID_ARGUMENT);
+  auto holder = std::make_unique<detail::TargetHolder>(name, std::move(load));
+  KilnTargetInfo info;
+  std::memset(&info, 0, sizeof info);
+  info.struct_size = sizeof info;
+  info.name = name.c_str();
+  info.user_data = holder.get();
+  info.destroy_user_data = &detail::Destroy<detail::TargetHolder>;
+  info.describe = &detail::DescribeTrampoline;
   Check(Host().register_target(reg.raw(), &info));
   holder.release();  // the host owns it now and destroys it through destroy_user_data
 }
