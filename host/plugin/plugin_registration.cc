@@ -368,24 +368,15 @@ void DescribeTarget(PluginTarget& t) {
     t.describe_error = who + ": reading its description failed: " + TakeStatusText(status);
     throw PluginError(t.describe_error);
   }
-  PluginTarget described;
+  PluginTarget described = t;  // kept whole until the description is accepted
   try {
     ReadTargetModel(described, out, t.plugin_abi, who + ": its description", true);
   } catch (const std::invalid_argument& e) {
     t.describe_error = e.what();
     throw PluginError(t.describe_error);
   }
-  if (t.description.empty() || !described.description.empty()) t.description = described.description;
-  t.engines = std::move(described.engines);
-  t.formats = std::move(described.formats);
-  t.details_json = std::move(described.details_json);
-  t.node_engine = described.node_engine;
-  t.estimate = described.estimate;
-  t.sync_cost = described.sync_cost;
-  t.transfer_cost = described.transfer_cost;
-  t.preferred_format = described.preferred_format;
-  t.storage_shape = described.storage_shape;
-  t.describe = nullptr;
+  described.describe = nullptr;
+  t = std::move(described);
 }
 
 void PendingRegistration::AddOption(const KilnOptionInfo* info) {
