@@ -17,6 +17,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ir/tensor.h"
@@ -116,6 +117,17 @@ struct StringTensorFill {
 void LendView(const KilnTensorView* view, std::shared_ptr<const Tensor> t);
 void EndLend(const KilnTensorView* view);
 
+// A plugin callback's status (null: success). An exception escaping it, which the ABI forbids, becomes an INTERNAL
+// status: "an exception escaped WHAT (it must return a status)".
+template <class F>
+KilnStatus* StatusOf(const char* what, F&& callback) {
+  try {
+    return callback();
+  } catch (...) {
+    return MakeStatus(KILN_STATUS_INTERNAL, std::string("an exception escaped ") + what + " (it must return a status)");
+  }
+}
+
 class CallFrame {
  public:
   explicit CallFrame(const HostServices* services);
@@ -165,6 +177,13 @@ class CallFrame {
   std::vector<Graph*> acyclic_checks_;
   std::vector<const KilnTensorView*> lent_;  // views registered with LendView, ended with the frame
 };
+
+// StatusOf a callback run in a frame of its plugin's services that ends when it returns.
+template <class F>
+KilnStatus* CallPlugin(const HostServices* services, const char* what, F&& callback) {
+  CallFrame frame(services);
+  return StatusOf(what, std::forward<F>(callback));
+}
 
 // ---- slot groups, each filling its part of the table (host_api_*.cc)
 void FillGraphSlots(KilnHostApi& api);

@@ -129,15 +129,7 @@ void RunBinding(SchemaBinding& b, const std::string& op, onnx::InferenceContext&
   if (!b.active || !b.infer) return;
   KilnShapeContext ctx;
   ctx.ctx = &ic;
-  KilnStatus* status = nullptr;
-  {
-    CallFrame frame(b.services);
-    try {
-      status = b.infer(b.user_data, &ctx);
-    } catch (...) {
-      status = MakeStatus(KILN_STATUS_INTERNAL, "an exception escaped the shape function (it must return a status)");
-    }
-  }
+  KilnStatus* status = CallPlugin(b.services, "the shape function", [&] { return b.infer(b.user_data, &ctx); });
   if (status) fail_shape_inference("plugin ", b.plugin, ": shape inference of ", op, " failed: ", TakeStatusText(status));
 }
 

@@ -44,12 +44,7 @@ KernelFn MakePluginKernelFn(std::shared_ptr<PluginKernelBinding> binding) {
     ctx.call = &call;
     ctx.outputs.resize(call.num_outputs());
     CallFrame frame(binding->services);
-    KilnStatus* status = nullptr;
-    try {
-      status = binding->compute(binding->user_data, &ctx);
-    } catch (...) {
-      status = MakeStatus(KILN_STATUS_INTERNAL, "an exception escaped the kernel (it must return a status)");
-    }
+    KilnStatus* status = StatusOf("the kernel", [&] { return binding->compute(binding->user_data, &ctx); });
     if (status != nullptr) {
       if (status->code == KILN_STATUS_UNSUPPORTED) {
         delete status;

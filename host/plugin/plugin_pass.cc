@@ -64,12 +64,7 @@ CallResult RunCallback(Model& m, const PluginPassDef& def, const std::function<K
     // The pass's preserved analyses hold for its own changes only: the outer value is back before a roll-back.
     PreservedAnalysesScope preserved(m, def.preserved_analyses);
     CallFrame frame(def.services);
-    KilnStatus* status = nullptr;
-    try {
-      status = call();
-    } catch (...) {
-      status = MakeStatus(KILN_STATUS_INTERNAL, "an exception escaped the plugin's callback (it must return a status)");
-    }
+    KilnStatus* status = StatusOf("the plugin's callback", call);
     if (status) {
       r.config_error = status->code == KILN_STATUS_CONFIG_ERROR;
       r.error = TakeStatusText(status);

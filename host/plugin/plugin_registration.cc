@@ -355,15 +355,7 @@ void DescribeTarget(PluginTarget& t) {
   KilnTargetInfo out;
   std::memset(&out, 0, sizeof out);
   out.struct_size = sizeof out;
-  KilnStatus* status = nullptr;
-  {
-    CallFrame frame(t.services);
-    try {
-      status = t.describe(t.user_data, &out);
-    } catch (...) {
-      status = MakeStatus(KILN_STATUS_INTERNAL, "an exception escaped describe (it must return a status)");
-    }
-  }
+  KilnStatus* status = CallPlugin(t.services, "describe", [&] { return t.describe(t.user_data, &out); });
   if (status != nullptr) {
     t.describe_error = who + ": reading its description failed: " + TakeStatusText(status);
     throw PluginError(t.describe_error);

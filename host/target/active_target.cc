@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <utility>
 
 #include "ir/node.h"
 #include "ir/value.h"
@@ -29,15 +30,7 @@ void RequireModel(const PluginTarget& t) {
 template <class F>
 void Call(const PluginTarget& t, const std::string& what, F&& callback) {
   RequireModel(t);
-  KilnStatus* status = nullptr;
-  {
-    plugin::CallFrame frame(t.services);
-    try {
-      status = callback();
-    } catch (...) {
-      status = plugin::MakeStatus(KILN_STATUS_INTERNAL, "an exception escaped the callback (it must return a status)");
-    }
-  }
+  KilnStatus* status = plugin::CallPlugin(t.services, "the callback", std::forward<F>(callback));
   if (status == nullptr) return;
   KilnStatusCode code = status->code == KILN_STATUS_OK ? KILN_STATUS_FAILED : status->code;
   std::string message = status->message.empty() ? "(no message)" : status->message;
