@@ -54,10 +54,17 @@ for f in "${files[@]}"; do
   for lvl in $levels; do
     ts=(); rss=(); shares=()
     for i in $(seq "$runs"); do
-      /usr/bin/time -f '%e %M' -o "$work/time" "$build/bin/kiln" compile "$f" -o "$work/out.onnx" \
+      # The previous run's output is removed first, untimed: replacing a file frees its blocks, which on a
+      # filesystem mounted with `discard` (this VM's ext4) costs about 50 ms per 100 MB, the filesystem's work
+      # and not the compile's (ORT's session creation writes nothing).
+      rm -f "$work/out.onnx"
+      # Wall time from bash's microsecond clock (GNU time's %e has 10 ms steps); peak RSS from GNU time.
+      start=$EPOCHREALTIME
+      /usr/bin/time -f '%M' -o "$work/time" "$build/bin/kiln" compile "$f" -o "$work/out.onnx" \
         --oo.level="$lvl" --report "$work/r.json" --log-level=error >/dev/null 2>"$work/err" ||
         { echo "kiln compile $name $lvl failed:"; cat "$work/err"; exit 1; }
-      read -r t m < "$work/time"
+      t=$(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.4f", b - a }')
+      read -r m < "$work/time"
       ts+=("$t"); rss+=("$m")
       shares+=("$("$gen" -c "
 import json,sys; r=json.load(open(sys.argv[1]))
