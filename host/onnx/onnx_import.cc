@@ -46,6 +46,8 @@ class Importer {
       Tensor t = TensorFromProto(std::move(tp), ext_, where + ": initializer '" + tname + "'");
       g.AddInitializerNamed(std::move(t));
     }
+    // Converted: their protos are freed now rather than held beside the nodes built next (the load's peak).
+    google::protobuf::RepeatedPtrField<onnx::TensorProto>().Swap(gp.mutable_initializer());
     for (auto& sp : *gp.mutable_sparse_initializer()) {
       std::string sname = sp.values().name();
       if (sname.empty() || g.FindValue(sname))
@@ -393,8 +395,11 @@ std::unique_ptr<Model> LoadModel(const std::string& path) {
   std::string dir = std::filesystem::path(path).parent_path().string();
   if (dir.empty()) dir = ".";
   std::shared_ptr<const Buffer> file = Buffer::MapFile(path);
-  if (std::optional<WeightSplit> split = SplitWeights(file))
-    return Import(ParseModelBytes(split->skeleton, path), path, dir, &split->raw);
+  if (std::optional<WeightSplit> split = SplitWeights(file)) {
+    onnx::ModelProto proto = ParseModelBytes(split->skeleton, path);
+    std::string().swap(split->skeleton);  // parsed: freed before the IR is built beside the proto (the load's peak)
+    return Import(std::move(proto), path, dir, &split->raw);
+  }
   auto bytes = file->bytes();
   return ImportModel(ParseModelBytes({reinterpret_cast<const char*>(bytes.data()), bytes.size()}, path), path, dir);
 }

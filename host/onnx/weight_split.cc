@@ -3,6 +3,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -183,29 +184,45 @@ class Splitter {
     int64_t data_type;
   };
 
-  // Windows onto the mapping for weights aligned for their element type; the others are copied into one arena
-  // (huge pages where the kernel gives them: one page fault per 2 MB instead of 512), and the mapped pages only
-  // they covered are given back.
+  // Windows onto the mapping for weights of a page or more that are aligned for their element type; the others
+  // (smaller, or misaligned) are copied into one arena (huge pages where the kernel gives them: one page fault per
+  // 2 MB instead of 512). Then every mapped page that no window covers is given back: the walk read the whole file
+  // and the skeleton is a copy, so those pages would otherwise stay resident for the whole compile (a 100k-node
+  // graph's 15 MB, its 64-byte weights spread over every page, were all held).
   void Lend(std::vector<std::shared_ptr<const Buffer>>& raw) {
     std::vector<const Lent*> copies;
+    std::vector<std::pair<size_t, size_t>> windows;  // [offset, end)
     size_t arena_bytes = 0;
     for (const Lent& l : lent_) {
-      if (l.size == 0 || l.offset % Alignment(l.data_type) == 0) {
+      if (l.size == 0 || (l.size >= PageSize() && l.offset % Alignment(l.data_type) == 0)) {
         raw[l.index] = Buffer::Slice(file_, l.offset, l.size);
+        windows.emplace_back(l.offset, l.offset + l.size);
       } else {
         copies.push_back(&l);
         arena_bytes += (l.size + 63) / 64 * 64;
       }
     }
-    if (copies.empty()) return;
-    std::shared_ptr<ArenaBuffer> arena = ArenaBuffer::Make(arena_bytes);
-    size_t at = 0;
-    for (const Lent* l : copies) {
-      std::memcpy(arena->writable() + at, base_ + l->offset, l->size);
-      raw[l->index] = Buffer::Slice(arena, at, l->size);
-      at += (l->size + 63) / 64 * 64;
-      Release(l->offset, l->size);
+    if (!copies.empty()) {
+      std::shared_ptr<ArenaBuffer> arena = ArenaBuffer::Make(arena_bytes);
+      size_t at = 0;
+      for (const Lent* l : copies) {
+        std::memcpy(arena->writable() + at, base_ + l->offset, l->size);
+        raw[l->index] = Buffer::Slice(arena, at, l->size);
+        at += (l->size + 63) / 64 * 64;
+      }
     }
+    std::sort(windows.begin(), windows.end());
+    size_t from = 0;
+    for (const auto& [begin, end] : windows) {
+      if (begin > from) Release(from, begin - from);
+      from = std::max(from, end);
+    }
+    if (file_->size() > from) Release(from, file_->size() - from);
+  }
+
+  static size_t PageSize() {
+    static const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+    return page;
   }
 
   static size_t Alignment(int64_t data_type) {
@@ -214,9 +231,11 @@ class Splitter {
     return elem == 0 ? 8 : elem < 8 ? elem : 8;
   }
 
+  // Drops the whole pages inside [offset, offset + size) from the resident set; a later read faults them back in
+  // from the file (nothing writes to the private mapping).
   void Release(size_t offset, size_t size) {
     if (!file_->is_mapped()) return;
-    static const uintptr_t page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
+    const uintptr_t page = PageSize();
     uintptr_t first = (reinterpret_cast<uintptr_t>(base_ + offset) + page - 1) / page * page;
     uintptr_t last = reinterpret_cast<uintptr_t>(base_ + offset + size) / page * page;
     if (last > first) ::madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);

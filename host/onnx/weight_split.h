@@ -1,9 +1,9 @@
 // Loading a model without copying its weights. The top-level initializers' raw_data fields are found by walking
 // the protobuf wire format of the memory-mapped file; protobuf parses only the rest (the "skeleton": nodes,
-// attributes, types, small tensors), and each weight becomes a window onto the mapping. A weight whose offset in
-// the file is not aligned for its element type is copied once instead (kernels may assume aligned data), into one
-// arena in huge pages shared by all such copies, and the mapped pages it fully covered are released so that they
-// do not count twice in the resident set.
+// attributes, types, small tensors), and each weight of a page or more becomes a window onto the mapping. A weight
+// smaller than a page, or whose offset in the file is not aligned for its element type (kernels may assume aligned
+// data), is copied once instead, into one arena in huge pages shared by all such copies. The mapped pages no window
+// covers are then released, so that the file's bytes do not stay in the resident set beside their copies.
 #pragma once
 
 #include <cstddef>

@@ -1,5 +1,6 @@
 // Weights are read without copying and written without a second copy (host/onnx/weight_split.h, WriteModel):
-// aligned raw tensors become windows onto the mapped file, unaligned ones are copied, every value survives a
+// aligned raw tensors of a page or more become windows onto the mapped file, the others are copied and the pages
+// no window covers leave the resident set, every value survives a
 // write and a read bit for bit, subgraph and typed tensors are untouched, and a damaged file still gets
 // protobuf's clear error rather than a partial model.
 #include <gtest/gtest.h>
@@ -10,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <numeric>
+#include <sstream>
 
 #include "ir/buffer.h"
 #include "ir/model.h"
@@ -39,6 +41,10 @@ void AddRaw(onnx::GraphProto* g, const std::string& name, int n, float first) {
 
 constexpr int kRawWeights = 12;
 
+// Weight i's element count: every third is under a page (copied when loaded), the others over (borrowed from the
+// mapping when aligned).
+int64_t Elements(int i) { return i % 3 == 0 ? 64 + i : 1024 + i; }
+
 // A Sum over several float weights whose raw bytes land at different offsets in the file (names of different
 // lengths shift them), one typed (float_data) weight, and an If whose branch holds its own raw initializer.
 onnx::ModelProto WeightsModel() {
@@ -51,7 +57,7 @@ onnx::ModelProto WeightsModel() {
   sum->set_op_type("Sum");
   for (int i = 0; i < kRawWeights; ++i) {
     std::string name = "w" + std::string(static_cast<size_t>(i), 'x');
-    AddRaw(g, name, 64 + i, static_cast<float>(i * 100));
+    AddRaw(g, name, Elements(i), static_cast<float>(i * 100));
     sum->add_input(name);
   }
   auto* typed = g->add_initializer();
@@ -92,7 +98,7 @@ TEST(WeightSplit, SkeletonLeavesOutOnlyTopLevelRawData) {
   ASSERT_EQ(split->raw.size(), kRawWeights + 1u);
   for (size_t i = 0; i < kRawWeights; ++i) {
     ASSERT_TRUE(split->raw[i]) << i;
-    EXPECT_EQ(split->raw[i]->size(), (64 + i) * sizeof(float));
+    EXPECT_EQ(split->raw[i]->size(), static_cast<size_t>(Elements(static_cast<int>(i))) * sizeof(float));
     EXPECT_EQ(std::memcmp(split->raw[i]->data(), m.graph().initializer(static_cast<int>(i)).raw_data().data(),
                           split->raw[i]->size()), 0);
   }
@@ -105,21 +111,72 @@ TEST(WeightSplit, SkeletonLeavesOutOnlyTopLevelRawData) {
   fs::remove(p);
 }
 
-TEST(WeightSplit, AlignedWeightsAreBorrowedUnalignedAreCopied) {
+TEST(WeightSplit, LargeAlignedWeightsAreBorrowedTheOthersCopied) {
   fs::path p = Temp("borrow.onnx");
   Write(p, WeightsModel().SerializeAsString());
   auto split = SplitWeights(Buffer::MapFile(p.string()));
   ASSERT_TRUE(split.has_value());
-  auto file = Buffer::MapFile(p.string());
   int mapped = 0, copied = 0;
   for (size_t i = 0; i < kRawWeights; ++i) {
     const auto& b = split->raw[i];
     EXPECT_EQ(reinterpret_cast<uintptr_t>(b->data()) % alignof(float), 0u) << "weight " << i << " is misaligned";
-    (b->is_mapped() ? mapped : copied)++;
+    if (Elements(static_cast<int>(i)) * 4 < 4096) {
+      EXPECT_FALSE(b->is_mapped()) << "weight " << i << " is under a page: a window would hold its page resident";
+    } else {
+      (b->is_mapped() ? mapped : copied)++;
+    }
   }
-  // Names of lengths 1..12 put the raw bytes at every offset mod 4: some are aligned, some are not.
+  // Names of lengths 1..12 put the raw bytes at every offset mod 4: some large ones are aligned, some are not.
   EXPECT_GT(mapped, 0);
   EXPECT_GT(copied, 0);
+  fs::remove(p);
+}
+
+// The resident kilobytes of the mapping of `path` in this process (/proc/self/smaps), or -1 when none is found.
+long ResidentKb(const fs::path& path) {
+  std::ifstream smaps("/proc/self/smaps");
+  std::string line;
+  bool in_file = false;
+  while (std::getline(smaps, line)) {
+    if (line.find('-') != std::string::npos && line.find(':') != std::string::npos && !line.empty() &&
+        std::isxdigit(static_cast<unsigned char>(line[0])) && line.find(" kB") == std::string::npos) {
+      in_file = line.size() >= path.string().size() &&
+                line.compare(line.size() - path.string().size(), std::string::npos, path.string()) == 0;
+    } else if (in_file && line.rfind("Rss:", 0) == 0) {
+      std::istringstream in(line.substr(4));
+      long kb = -1;
+      in >> kb;
+      return kb;
+    }
+  }
+  return -1;
+}
+
+TEST(WeightSplit, PagesNoWindowCoversLeaveTheResidentSet) {
+  // 4000 weights of 64 bytes each: a 400 kB file whose every page holds some, none worth a window.
+  onnx::ModelProto m;
+  m.set_ir_version(8);
+  m.add_opset_import()->set_version(17);
+  auto* g = m.mutable_graph();
+  auto* sum = g->add_node();
+  sum->set_op_type("Sum");
+  for (int i = 0; i < 4000; ++i) {
+    AddRaw(g, "w" + std::to_string(i), 16, static_cast<float>(i));
+    sum->add_input("w" + std::to_string(i));
+  }
+  sum->add_output("s");
+  fs::path p = fs::canonical(fs::temp_directory_path()) / ("kiln_weight_io_" + std::to_string(::getpid()) + "_rss.onnx");
+  Write(p, m.SerializeAsString());
+  std::shared_ptr<const Buffer> file = Buffer::MapFile(p.string());
+  auto split = SplitWeights(file);  // the walk reads every page of the file
+  ASSERT_TRUE(split.has_value());
+  for (int i = 0; i < 4000; ++i) {
+    ASSERT_FALSE(split->raw[static_cast<size_t>(i)]->is_mapped()) << i;
+    EXPECT_EQ(reinterpret_cast<const float*>(split->raw[static_cast<size_t>(i)]->data())[15], static_cast<float>(i + 15));
+  }
+  long kb = ResidentKb(p);
+  ASSERT_GE(kb, 0) << "no mapping of " << p << " in /proc/self/smaps";
+  EXPECT_LE(kb, 8) << "of a " << fs::file_size(p) / 1024 << " kB file";
   fs::remove(p);
 }
 
