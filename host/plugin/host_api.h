@@ -17,6 +17,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -176,6 +177,7 @@ class CallFrame {
   std::vector<Value*> released_;
   std::vector<Graph*> acyclic_checks_;
   std::vector<const KilnTensorView*> lent_;  // views registered with LendView, ended with the frame
+  std::unordered_map<const Tensor*, const KilnTensorView*> views_of_;  // View's: one per tensor
 };
 
 // StatusOf a callback run in a frame of its plugin's services that ends when it returns.
