@@ -94,5 +94,37 @@ TEST(Journal, NamesFreedByARemovalCanBeTakenAgainAndComeBackOnUndo) {
   EXPECT_FALSE(m->IsNameUsed("a2"));
 }
 
+TEST(Journal, ARemovedNodeLetsGoOfItsInputsAndTakesThemBackOnUndo) {
+  auto m = ParseModelWithFunctions(kScaleModel, {ScaleFunction()});
+  ASSERT_TRUE(m);
+  Graph& g = m->graph();
+  Value* x = g.FindValue("x");
+  Value* y = g.FindValue("y");
+  // An Add of x and y that nothing reads, removed in a transaction.
+  Node* extra = g.AddNode("Add", {x, y}, 1, "extra");
+  const size_t x_uses = x->uses().size(), y_uses = y->uses().size();
+  const std::string before = Bytes(*m);
+  m->journal().Begin();
+  g.RemoveNode(extra);
+  EXPECT_EQ(x->uses().size(), x_uses - 1);
+  EXPECT_EQ(y->uses().size(), y_uses - 1);
+  EXPECT_EQ(extra->input(0), nullptr);
+  EXPECT_EQ(extra->input(1), nullptr);
+  m->journal().Rollback();
+  ASSERT_FALSE(extra->is_deleted());
+  EXPECT_EQ(extra->input(0), x);
+  EXPECT_EQ(extra->input(1), y);
+  ASSERT_EQ(x->uses().size(), x_uses);
+  ASSERT_EQ(y->uses().size(), y_uses);
+  EXPECT_EQ(x->uses().back().node, extra);
+  EXPECT_EQ(x->uses().back().slot, 0u);
+  EXPECT_EQ(y->uses().back().slot, 1u);
+  EXPECT_EQ(Bytes(*m), before);
+  // Removed outside a transaction, it goes for good and its values forget it.
+  g.RemoveNode(extra);
+  m->CollectGarbage();
+  EXPECT_EQ(x->uses().size(), x_uses - 1);
+}
+
 }  // namespace
 }  // namespace kiln::testing
