@@ -94,8 +94,8 @@ Node* Graph::AddNodeWithOutputs(std::string op_type, std::string domain, std::st
   Node* n = owned.get();
   n->id_ = model_->NextNodeId();
   n->order_ = model_->insertion_order;
-  n->op_type_ = std::move(op_type);
-  n->domain_ = std::move(domain);
+  n->op_type_ = Node::Intern(std::move(op_type));
+  n->domain_ = Node::Intern(std::move(domain));
   n->name_ = std::move(name);
   n->graph_ = this;
   nodes_.push_back(std::move(owned));
@@ -230,7 +230,7 @@ void Graph::RemoveValue(Value* v) {
   if (v->deleted_) return;
   if (!v->uses_.empty() || v->graph_output_refs_ > 0 || v->graph_input_refs_ > 0)
     throw InternalError("cannot remove value '" + v->name() + "': it is still used or declared");
-  if (v->initializer_ || v->sparse_initializer_) {
+  if (v->is_initializer()) {
     auto& list = v->initializer_ ? initializers_ : sparse_initializers_;
     auto it = std::find(list.begin(), list.end(), v);
     if (it != list.end()) {
@@ -240,12 +240,17 @@ void Graph::RemoveValue(Value* v) {
       if (j.active()) j.Record([&list, pos, v] { list.insert(list.begin() + static_cast<ptrdiff_t>(pos), v); });
     }
   }
-  auto vi = std::find(value_infos_.begin(), value_infos_.end(), v);
+  // Only a value declared in value_info is looked for in that list: removing 100k values scanned it 100k times.
+  auto vi = v->in_value_info_ ? std::find(value_infos_.begin(), value_infos_.end(), v) : value_infos_.end();
   if (vi != value_infos_.end()) {
     size_t pos = static_cast<size_t>(vi - value_infos_.begin());
     value_infos_.erase(vi);
+    v->in_value_info_ = false;
     Journal& j = model_->journal();
-    if (j.active()) j.Record([this, pos, v] { value_infos_.insert(value_infos_.begin() + static_cast<ptrdiff_t>(pos), v); });
+    if (j.active()) j.Record([this, pos, v] {
+        value_infos_.insert(value_infos_.begin() + static_cast<ptrdiff_t>(pos), v);
+        v->in_value_info_ = true;
+      });
   }
   if (!v->name_.empty()) {
     auto it = by_name_.find(v->name_);
@@ -371,11 +376,11 @@ void Graph::SetOutput(size_t i, Value* v) {
 
 void Graph::AppendValueInfo(Value* v) {
   value_infos_.push_back(v);
-  v->in_value_info = true;
+  v->in_value_info_ = true;
   Journal& j = model_->journal();
   if (j.active()) j.Record([this, v] {
       value_infos_.pop_back();
-      v->in_value_info = false;
+      v->in_value_info_ = false;
     });
 }
 
@@ -441,7 +446,7 @@ Value* Graph::AddSparseInitializer(SparseTensor t) {
   for (int64_t d : t.dims) shape.dims.push_back(Dim::Known(d));
   ty.shape = std::move(shape);
   v->type_ = std::move(ty);
-  v->sparse_initializer_ = std::make_shared<const SparseTensor>(std::move(t));
+  v->extras().sparse_initializer = std::make_shared<const SparseTensor>(std::move(t));
   sparse_initializers_.push_back(v);
   Journal& j = model_->journal();
   if (j.active()) j.Record([this] { sparse_initializers_.pop_back(); });

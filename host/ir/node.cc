@@ -1,6 +1,8 @@
 #include "ir/node.h"
 
 #include <algorithm>
+#include <mutex>
+#include <unordered_set>
 
 #include "ir/annotations.h"
 #include "ir/graph.h"
@@ -13,6 +15,15 @@ namespace {
 Journal& JournalOf(Node* n) { return n->graph()->model()->journal(); }
 
 }  // namespace
+
+const std::string* Node::Intern(std::string name) {
+  static const std::string empty;  // the default domain, and a new node's op type: no lock
+  if (name.empty()) return &empty;
+  static std::mutex mu;
+  static std::unordered_set<std::string> names;  // a node-based set: its elements never move
+  std::lock_guard<std::mutex> lock(mu);
+  return &*names.insert(std::move(name)).first;
+}
 
 void Node::MarkShapeDirty() {
   for (Node* n = this; n != nullptr; n = n->graph_->owner_node()) n->shape_dirty_ = true;
@@ -27,8 +38,8 @@ void Node::SetName(std::string name) {
 void Node::SetOpType(std::string op_type, std::string domain) {
   Journal& j = JournalOf(this);
   if (j.active()) j.Record([this, t = op_type_, d = domain_] { op_type_ = t, domain_ = d; });
-  op_type_ = std::move(op_type);
-  domain_ = std::move(domain);
+  op_type_ = Intern(std::move(op_type));
+  domain_ = Intern(std::move(domain));
   MarkShapeDirty();
 }
 

@@ -25,8 +25,8 @@ class Node {
  public:
   uint64_t id() const { return id_; }  // unique in the model, increasing in creation order
   int64_t order() const { return order_; }  // position hint: export keeps nodes in (order, id) order where legal
-  const std::string& op_type() const { return op_type_; }
-  const std::string& domain() const { return domain_; }  // "" is ONNX's default domain
+  const std::string& op_type() const { return *op_type_; }
+  const std::string& domain() const { return *domain_; }  // "" is ONNX's default domain
   const std::string& name() const { return name_; }
   const std::string& doc_string() const { return rare_.doc_string(); }
   void SetName(std::string name);
@@ -80,15 +80,21 @@ class Node {
   friend class Graph;
   friend class Model;
 
+  // Op types and domains are few and every node names one of each: they are kept once for the process (never
+  // freed, so they are as many as the distinct names ever seen) and a node points at them, 16 bytes instead of 64.
+  static const std::string* Intern(std::string name);
+
+  bool deleted_ = false;  // first: beside `scratch`, in what would be its padding
+  bool shape_dirty_ = true;
   uint64_t id_ = 0;
   int64_t order_ = 0;
-  std::string op_type_, domain_, name_;
+  const std::string* op_type_ = Intern({});
+  const std::string* domain_ = op_type_;
+  std::string name_;
   std::vector<Value*> inputs_, outputs_;
   std::vector<Attribute> attrs_;
   RareFields rare_;  // annotations and doc string
   Graph* graph_ = nullptr;
-  bool deleted_ = false;
-  bool shape_dirty_ = true;
   std::list<std::unique_ptr<Node>>::iterator self_;
 };
 

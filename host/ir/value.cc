@@ -19,8 +19,13 @@ void Value::MarkReadersShapeDirty() const {
   for (const Use& u : uses_) u.node->MarkShapeDirty();
 }
 
+const Value::Extras& Value::rare() const {
+  static const Extras none;
+  return extras_ ? *extras_ : none;
+}
+
 void Value::SetShapeData(std::shared_ptr<const ShapeData> d, bool changed) {
-  shape_data_ = std::move(d);
+  if (d || extras_) extras().shape_data = std::move(d);
   if (changed) MarkReadersShapeDirty();
 }
 

@@ -43,8 +43,8 @@ class Value {
 
   // Initializer data, shared; null unless the value is an initializer.
   const std::shared_ptr<const Tensor>& initializer() const { return initializer_; }
-  const std::shared_ptr<const SparseTensor>& sparse_initializer() const { return sparse_initializer_; }
-  bool is_initializer() const { return initializer_ != nullptr || sparse_initializer_ != nullptr; }
+  const std::shared_ptr<const SparseTensor>& sparse_initializer() const { return rare().sparse_initializer; }
+  bool is_initializer() const { return initializer_ != nullptr || (extras_ && extras_->sparse_initializer); }
   bool is_graph_input() const { return graph_input_refs_ > 0; }
   bool is_graph_output() const { return graph_output_refs_ > 0; }
   bool is_deleted() const { return deleted_; }
@@ -55,12 +55,12 @@ class Value {
 
   // What shape inference computed of this value's contents when it is a small integer tensor made from shapes
   // (Shape -> Gather -> Concat chains): see host/shape/shape_values.h. Null when nothing is known.
-  const std::shared_ptr<const ShapeData>& shape_data() const { return shape_data_; }
+  const std::shared_ptr<const ShapeData>& shape_data() const { return rare().shape_data; }
   // Sets it (not journaled: shape inference starts over after a rollback) and marks the readers when it changed.
   void SetShapeData(std::shared_ptr<const ShapeData> d, bool changed);
 
   // Kept for round trips: whether the model declared this value in value_info, and its doc string.
-  bool in_value_info = false;
+  bool in_value_info() const { return in_value_info_; }
   const std::string& doc_string() const { return rare_.doc_string(); }
   void set_doc_string(std::string d) { rare_.set_doc_string(std::move(d)); }
 
@@ -69,18 +69,30 @@ class Value {
   friend class Node;
   friend class Model;
 
+  // What few values have, out of line (a 100k-node graph has 230k values): a sparse initializer's data, and what
+  // shape inference knows of a shape tensor's contents.
+  struct Extras {
+    std::shared_ptr<const SparseTensor> sparse_initializer;
+    std::shared_ptr<const ShapeData> shape_data;
+  };
+  const Extras& rare() const;
+  Extras& extras() {
+    if (!extras_) extras_ = std::make_unique<Extras>();
+    return *extras_;
+  }
+
   std::string name_;
   Type type_;
   Graph* graph_ = nullptr;
   Node* producer_ = nullptr;
-  uint32_t producer_output_ = 0;
   std::vector<Use> uses_;
   RareFields rare_;  // annotations and doc string
   std::shared_ptr<const Tensor> initializer_;
-  std::shared_ptr<const SparseTensor> sparse_initializer_;
-  std::shared_ptr<const ShapeData> shape_data_;
+  std::unique_ptr<Extras> extras_;
+  uint32_t producer_output_ = 0;
   uint32_t graph_input_refs_ = 0, graph_output_refs_ = 0;
   bool deleted_ = false;
+  bool in_value_info_ = false;
   std::list<std::unique_ptr<Value>>::iterator self_;
 };
 
