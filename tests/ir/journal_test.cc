@@ -126,5 +126,26 @@ TEST(Journal, ARemovedNodeLetsGoOfItsInputsAndTakesThemBackOnUndo) {
   EXPECT_EQ(x->uses().size(), x_uses - 1);
 }
 
+TEST(Journal, AnAddedNodeLetsGoOfItsInputsOnUndo) {
+  auto m = ParseModelWithFunctions(kScaleModel, {ScaleFunction()});
+  ASSERT_TRUE(m);
+  Graph& g = m->graph();
+  Value* x = g.FindValue("x");
+  Value* y = g.FindValue("y");
+  const size_t x_uses = x->uses().size(), y_uses = y->uses().size();
+  const std::string before = Bytes(*m);
+  m->journal().Begin();
+  Node* mul = g.AddNode("Mul", {x, x}, 1, "mul");
+  EXPECT_EQ(x->uses().size(), x_uses + 2);
+  mul->SetInput(1, y);  // a later change to its inputs is undone first
+  EXPECT_EQ(y->uses().size(), y_uses + 1);
+  m->journal().Rollback();
+  EXPECT_TRUE(mul->is_deleted());
+  EXPECT_EQ(x->uses().size(), x_uses);
+  EXPECT_EQ(y->uses().size(), y_uses);
+  for (const Use& u : x->uses()) EXPECT_NE(u.node, mul);
+  EXPECT_EQ(Bytes(*m), before);
+}
+
 }  // namespace
 }  // namespace kiln::testing
