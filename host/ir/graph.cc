@@ -118,7 +118,7 @@ Node* Graph::AddNodeWithOutputs(std::string op_type, std::string domain, std::st
   // so steps of their own would only hold memory (a step and a capture per input: 6 MB of a 100k-node fusion).
   n->inputs_ = std::move(inputs);
   for (size_t i = 0; i < n->inputs_.size(); ++i)
-    if (Value* v = n->inputs_[i]) v->uses_.push_back(Use{n, static_cast<uint32_t>(i)});
+    if (Value* v = n->inputs_[i]) v->AddUse(n, i);
   n->MarkShapeDirty();
   return n;
 }
@@ -141,8 +141,7 @@ void Graph::RemoveNode(Node* n) {
   for (size_t i = 0; i < n->inputs_.size(); ++i) {
     Value* v = n->inputs_[i];
     if (v == nullptr) continue;
-    auto it = std::find(v->uses_.begin(), v->uses_.end(), Use{n, static_cast<uint32_t>(i)});
-    if (it != v->uses_.end()) v->uses_.erase(it);
+    v->DropUse(n, i);
     n->inputs_[i] = nullptr;
     had_inputs = true;
   }
@@ -172,7 +171,7 @@ void Graph::RemoveNode(Node* n) {
       for (const std::string& name : inner) names().Note(name);
       for (size_t i = 0; i < inputs.size(); ++i) {
         n->inputs_[i] = inputs[i];
-        if (inputs[i] != nullptr) inputs[i]->uses_.push_back(Use{n, static_cast<uint32_t>(i)});
+        if (inputs[i] != nullptr) inputs[i]->AddUse(n, i);
       }
       n->MarkShapeDirty();
       BumpStructure();

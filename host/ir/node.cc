@@ -53,12 +53,8 @@ void Node::SetInput(size_t slot, Value* v) {
   }
   Value* old = inputs_[slot];
   if (old == v) return;
-  auto s = static_cast<uint32_t>(slot);
-  if (old != nullptr) {
-    auto it = std::find(old->uses_.begin(), old->uses_.end(), Use{this, s});
-    if (it != old->uses_.end()) old->uses_.erase(it);
-  }
-  if (v != nullptr) v->uses_.push_back(Use{this, s});
+  if (old != nullptr) old->DropUse(this, slot);
+  if (v != nullptr) v->AddUse(this, slot);
   inputs_[slot] = v;
   graph_->BumpStructure();
   MarkShapeDirty();

@@ -1,5 +1,7 @@
 #include "ir/value.h"
 
+#include <algorithm>
+
 #include "ir/annotations.h"
 #include "ir/graph.h"
 #include "ir/node.h"
@@ -19,7 +21,12 @@ void Value::MarkReadersShapeDirty() const {
   for (const Use& u : uses_) u.node->MarkShapeDirty();
 }
 
-const Value::Extras& Value::rare() const {
+void Value::DropUse(Node* n, size_t slot) {
+  auto it = std::find(uses_.begin(), uses_.end(), Use{n, static_cast<uint32_t>(slot)});
+  if (it != uses_.end()) uses_.erase(it);
+}
+
+const Value::Extras& Value::ExtrasOrNone() const {
   static const Extras none;
   return extras_ ? *extras_ : none;
 }

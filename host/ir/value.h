@@ -43,7 +43,7 @@ class Value {
 
   // Initializer data, shared; null unless the value is an initializer.
   const std::shared_ptr<const Tensor>& initializer() const { return initializer_; }
-  const std::shared_ptr<const SparseTensor>& sparse_initializer() const { return rare().sparse_initializer; }
+  const std::shared_ptr<const SparseTensor>& sparse_initializer() const { return ExtrasOrNone().sparse_initializer; }
   bool is_initializer() const { return initializer_ != nullptr || (extras_ && extras_->sparse_initializer); }
   bool is_graph_input() const { return graph_input_refs_ > 0; }
   bool is_graph_output() const { return graph_output_refs_ > 0; }
@@ -55,7 +55,7 @@ class Value {
 
   // What shape inference computed of this value's contents when it is a small integer tensor made from shapes
   // (Shape -> Gather -> Concat chains): see host/shape/shape_values.h. Null when nothing is known.
-  const std::shared_ptr<const ShapeData>& shape_data() const { return rare().shape_data; }
+  const std::shared_ptr<const ShapeData>& shape_data() const { return ExtrasOrNone().shape_data; }
   // Sets it (not journaled: shape inference starts over after a rollback) and marks the readers when it changed.
   void SetShapeData(std::shared_ptr<const ShapeData> d, bool changed);
 
@@ -75,11 +75,16 @@ class Value {
     std::shared_ptr<const SparseTensor> sparse_initializer;
     std::shared_ptr<const ShapeData> shape_data;
   };
-  const Extras& rare() const;
+  const Extras& ExtrasOrNone() const;
   Extras& extras() {
     if (!extras_) extras_ = std::make_unique<Extras>();
     return *extras_;
   }
+
+  // Input `slot` of `n` reads this value, or no longer does (the first such use goes). Not journaled: the callers
+  // (Node::SetInput, Graph's node addition and removal) record their own undo steps.
+  void AddUse(Node* n, size_t slot) { uses_.push_back(Use{n, static_cast<uint32_t>(slot)}); }
+  void DropUse(Node* n, size_t slot);
 
   std::string name_;
   Type type_;

@@ -336,7 +336,9 @@ TEST(ZeroedBuffer, EverySizeIsZeroAndLargeBlocksAreAligned) {
     ASSERT_EQ(b->size(), n);
     ASSERT_NE(b->data(), nullptr);
     EXPECT_TRUE(std::all_of(b->data(), b->data() + n, [](std::byte x) { return x == std::byte{0}; })) << n;
-    if (n >= (size_t{2} << 20)) EXPECT_EQ(reinterpret_cast<uintptr_t>(b->data()) % (uintptr_t{2} << 20), 0u) << n;
+    if (n >= (size_t{2} << 20)) {
+      EXPECT_EQ(reinterpret_cast<uintptr_t>(b->data()) % (uintptr_t{2} << 20), 0u) << n;
+    }
     if (n > 0) {
       auto* w = const_cast<std::byte*>(b->data());
       w[0] = w[n - 1] = std::byte{7};
