@@ -103,6 +103,8 @@ class Graph {
   void AppendOutput(Value* v);
   void SetOutput(size_t i, Value* v);
   void RemoveOutput(size_t i);
+  // The values the model declared in value_info, in order. Until Model::CollectGarbage it may hold removed values
+  // (is_deleted()): skip those.
   const std::vector<Value*>& value_infos() const { return value_infos_; }
   void AppendValueInfo(Value* v);
 

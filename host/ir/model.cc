@@ -1,5 +1,7 @@
 #include "ir/model.h"
 
+#include <unordered_set>
+
 #include "support/error.h"
 
 namespace kiln {
@@ -41,6 +43,12 @@ void Model::CollectGarbage() {
   canonical_index_.clear();
   call_instance_data_.reset();
   ForEachGraph(*this, [](const Graph& g) { g.ClearAnalyses(); });
+  // Removed values leave their value_info entries behind (Graph::RemoveValue); they go before the values do, and
+  // before the dead nodes take their subgraphs with them.
+  std::unordered_set<Graph*> listed;
+  for (const auto& v : dead_values_)
+    if (v->in_value_info_) listed.insert(v->graph_);
+  for (Graph* g : listed) std::erase_if(g->value_infos_, [](const Value* v) { return v->is_deleted(); });
   if (node_index_built_ && !dead_nodes_.empty()) {
     for (const auto& n : dead_nodes_) node_index_.erase(n->id());
   }

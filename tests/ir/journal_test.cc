@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
 
+#include <algorithm>
+
 #include "driver/graph_fingerprint.h"
 #include "ir/model.h"
 #include "ir/outline.h"
@@ -145,6 +147,30 @@ TEST(Journal, AnAddedNodeLetsGoOfItsInputsOnUndo) {
   EXPECT_EQ(y->uses().size(), y_uses);
   for (const Use& u : x->uses()) EXPECT_NE(u.node, mul);
   EXPECT_EQ(Bytes(*m), before);
+}
+
+TEST(Journal, ARemovedValueKeepsItsValueInfoEntryUntilGarbageIsCollected) {
+  auto m = ParseModelWithFunctions(kScaleModel, {ScaleFunction()});
+  ASSERT_TRUE(m);
+  Graph& g = m->graph();
+  Value* x = g.FindValue("x");
+  Node* neg = g.AddNode("Neg", {x}, 1, "neg");  // read by nothing
+  Value* out = neg->output(0);
+  g.AppendValueInfo(out);
+  const std::string before = Bytes(*m);
+  m->journal().Begin();
+  g.RemoveNode(neg);
+  ASSERT_EQ(g.value_infos().back(), out);  // still listed, and skipped as deleted
+  EXPECT_TRUE(out->is_deleted());
+  EXPECT_EQ(Bytes(*m).find("neg"), std::string::npos);
+  m->journal().Rollback();
+  EXPECT_EQ(Bytes(*m), before);  // back in its place
+  m->journal().Begin();
+  g.RemoveNode(neg);
+  m->journal().Commit();
+  m->CollectGarbage();
+  for (const Value* v : g.value_infos()) EXPECT_FALSE(v->is_deleted());
+  EXPECT_EQ(std::count(g.value_infos().begin(), g.value_infos().end(), out), 0);
 }
 
 }  // namespace
