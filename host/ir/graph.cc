@@ -114,12 +114,9 @@ Node* Graph::AddNodeWithOutputs(std::string op_type, std::string domain, std::st
     }
     n->outputs_.push_back(v);
   }
-  // Inputs are attached here rather than with SetInput: undoing the addition (RemoveNode, above) lets go of them,
-  // so steps of their own would only hold memory (a step and a capture per input: 6 MB of a 100k-node fusion).
-  n->inputs_ = std::move(inputs);
-  for (size_t i = 0; i < n->inputs_.size(); ++i)
-    if (Value* v = n->inputs_[i]) v->AddUse(n, i);
-  n->MarkShapeDirty();
+  // Not with SetInput: undoing the addition (RemoveNode, above) lets go of the inputs, so steps of their own would
+  // only hold memory (a step and a capture per input: 6 MB of a 100k-node fusion).
+  n->AttachInputs(std::move(inputs));
   return n;
 }
 
@@ -132,20 +129,9 @@ void Graph::RemoveNode(Node* n) {
                           user);
     }
   }
-  // Its inputs are let go of here rather than with SetInput: the one undo step below takes them back, where one
-  // step per input (and its own capture) held 13 MB of a 100k-node graph's fusion.
-  Journal& j = model_->journal();
-  std::vector<Value*> inputs;
-  if (j.active()) inputs = n->inputs_;
-  bool had_inputs = false;
-  for (size_t i = 0; i < n->inputs_.size(); ++i) {
-    Value* v = n->inputs_[i];
-    if (v == nullptr) continue;
-    v->DropUse(n, i);
-    n->inputs_[i] = nullptr;
-    had_inputs = true;
-  }
-  if (had_inputs) n->MarkShapeDirty();
+  // Not with SetInput: the one undo step below takes the inputs back, where a step per input (and its capture)
+  // held 13 MB of a 100k-node graph's fusion.
+  std::vector<Value*> inputs = n->DetachInputs();
   // Reads of outer values from inside the node's subgraphs go too, so those values do not keep dead consumers.
   ForEachRead(*n, [&](Node* reader, size_t slot, Value* v) {
     if (reader != n && IsVisible(v)) reader->SetInput(slot, nullptr);
@@ -163,17 +149,14 @@ void Graph::RemoveNode(Node* n) {
   n->deleted_ = true;
   model_->Bury(nodes_, n->self_);
   BumpStructure();
+  Journal& j = model_->journal();
   if (j.active()) {
     j.Record([this, n, inner = std::move(inner), inputs = std::move(inputs)] {
       auto& dead = model_->dead_nodes();
       nodes_.splice(nodes_.end(), dead, n->self_);
       n->deleted_ = false;
       for (const std::string& name : inner) names().Note(name);
-      for (size_t i = 0; i < inputs.size(); ++i) {
-        n->inputs_[i] = inputs[i];
-        if (inputs[i] != nullptr) inputs[i]->AddUse(n, i);
-      }
-      n->MarkShapeDirty();
+      n->AttachInputs(inputs);
       BumpStructure();
     });
   }

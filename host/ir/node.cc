@@ -61,6 +61,23 @@ void Node::SetInput(size_t slot, Value* v) {
   if (j.active()) j.Record([this, slot, old] { SetInput(slot, old); });
 }
 
+void Node::AttachInputs(std::vector<Value*> inputs) {
+  inputs_ = std::move(inputs);
+  for (size_t i = 0; i < inputs_.size(); ++i)
+    if (inputs_[i] != nullptr) inputs_[i]->AddUse(this, i);
+  MarkShapeDirty();
+}
+
+std::vector<Value*> Node::DetachInputs() {
+  std::vector<Value*> old(inputs_.size(), nullptr);
+  old.swap(inputs_);
+  bool any = false;
+  for (size_t i = 0; i < old.size(); ++i)
+    if (old[i] != nullptr) old[i]->DropUse(this, i), any = true;
+  if (any) MarkShapeDirty();
+  return old;
+}
+
 void Node::ResizeInputs(size_t n) {
   if (n == inputs_.size()) return;
   for (size_t i = n; i < inputs_.size(); ++i) SetInput(i, nullptr);

@@ -83,6 +83,11 @@ class Node {
   // Op types and domains are few and every node names one of each: they are kept once for the process (never
   // freed, so they are as many as the distinct names ever seen) and a node points at them, 16 bytes instead of 64.
   static const std::string* Intern(std::string name);
+  // For Graph's node addition and removal, which journal these themselves (one undo step per node, not one per
+  // input). AttachInputs takes `inputs` as the input list, each a use of its value; DetachInputs empties every slot
+  // (the list keeps its length) and returns what they held.
+  void AttachInputs(std::vector<Value*> inputs);
+  std::vector<Value*> DetachInputs();
 
   bool deleted_ = false;  // first: beside `scratch`, in what would be its padding
   bool shape_dirty_ = true;

@@ -4,6 +4,7 @@
 #include <onnx/onnx_pb.h>
 
 #include <algorithm>
+#include <memory>
 
 #include "driver/graph_fingerprint.h"
 #include "ir/model.h"
@@ -96,12 +97,22 @@ TEST(Journal, NamesFreedByARemovalCanBeTakenAgainAndComeBackOnUndo) {
   EXPECT_FALSE(m->IsNameUsed("a2"));
 }
 
-TEST(Journal, ARemovedNodeLetsGoOfItsInputsAndTakesThemBackOnUndo) {
-  auto m = ParseModelWithFunctions(kScaleModel, {ScaleFunction()});
-  ASSERT_TRUE(m);
+// The scale model with its graph and its inputs x and y at hand.
+class JournalOnScaleModel : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    m = ParseModelWithFunctions(kScaleModel, {ScaleFunction()});
+    ASSERT_TRUE(m);
+    x = m->graph().FindValue("x");
+    y = m->graph().FindValue("y");
+  }
+  std::unique_ptr<Model> m;
+  Value* x = nullptr;
+  Value* y = nullptr;
+};
+
+TEST_F(JournalOnScaleModel, ARemovedNodeLetsGoOfItsInputsAndTakesThemBackOnUndo) {
   Graph& g = m->graph();
-  Value* x = g.FindValue("x");
-  Value* y = g.FindValue("y");
   // An Add of x and y that nothing reads, removed in a transaction.
   Node* extra = g.AddNode("Add", {x, y}, 1, "extra");
   const size_t x_uses = x->uses().size(), y_uses = y->uses().size();
@@ -128,12 +139,8 @@ TEST(Journal, ARemovedNodeLetsGoOfItsInputsAndTakesThemBackOnUndo) {
   EXPECT_EQ(x->uses().size(), x_uses - 1);
 }
 
-TEST(Journal, AnAddedNodeLetsGoOfItsInputsOnUndo) {
-  auto m = ParseModelWithFunctions(kScaleModel, {ScaleFunction()});
-  ASSERT_TRUE(m);
+TEST_F(JournalOnScaleModel, AnAddedNodeLetsGoOfItsInputsOnUndo) {
   Graph& g = m->graph();
-  Value* x = g.FindValue("x");
-  Value* y = g.FindValue("y");
   const size_t x_uses = x->uses().size(), y_uses = y->uses().size();
   const std::string before = Bytes(*m);
   m->journal().Begin();
@@ -149,11 +156,8 @@ TEST(Journal, AnAddedNodeLetsGoOfItsInputsOnUndo) {
   EXPECT_EQ(Bytes(*m), before);
 }
 
-TEST(Journal, ARemovedValueKeepsItsValueInfoEntryUntilGarbageIsCollected) {
-  auto m = ParseModelWithFunctions(kScaleModel, {ScaleFunction()});
-  ASSERT_TRUE(m);
+TEST_F(JournalOnScaleModel, ARemovedValueKeepsItsValueInfoEntryUntilGarbageIsCollected) {
   Graph& g = m->graph();
-  Value* x = g.FindValue("x");
   Node* neg = g.AddNode("Neg", {x}, 1, "neg");  // read by nothing
   Value* out = neg->output(0);
   g.AppendValueInfo(out);
