@@ -40,6 +40,15 @@ Candidate Describe(const Found& f) {
   return c;
 }
 
+// A variable of `m` bound to a value that an accepted rewrite replaces, with that rewrite; {"", nullptr} if none.
+// Fused groups need no such check: outlining reads the nodes' inputs as they are when it runs.
+std::pair<std::string, const Found*> BoundReplacedValue(const Match& m,
+                                                        const std::unordered_map<KilnValue*, const Found*>& replaced) {
+  for (const auto& [name, value] : m.vars)
+    if (auto it = value ? replaced.find(value.raw()) : replaced.end(); it != replaced.end()) return {*name, it->second};
+  return {"", nullptr};
+}
+
 }  // namespace
 
 std::vector<sdk::OptionSpec> PatternFusionPass::Options() { return {}; }
@@ -71,6 +80,9 @@ void PatternFusionPass::Run(sdk::PassContext& ctx, sdk::Graph graph) {
     });
     // Keep the best of overlapping candidates that is legal (and feasible on the target).
     std::unordered_map<KilnNode*, const Found*> taken;
+    // The outputs of the nodes of accepted rewrites: each goes when its rewrite is applied (its readers are moved to
+    // the rewrite's result), so a rewrite applied after it must not have bound one.
+    std::unordered_map<KilnValue*, const Found*> replaced;
     std::vector<Found*> accepted;
     for (Found* fp : ranked) {
       Found& f = *fp;
@@ -92,6 +104,9 @@ void PatternFusionPass::Run(sdk::PassContext& ctx, sdk::Graph graph) {
           estimated = true;
           if (!cost.feasible) why = "the target cannot run it as one kernel: " + cost.reason;
         }
+      } else if (const auto [name, other] = BoundReplacedValue(f.match, replaced); other) {
+        why = "reads '" + name + "', which rule " + other->match.rule->name + " rewrites at " +
+              NodeLabel(other->match.root) + " in this round (tried again in the next)";
       } else {
         why = GroupLegality(graph, f.match.nodes, {f.match.root.Output(0)});
         if (why.empty()) why = CheckRewrite(f.match);
@@ -115,6 +130,10 @@ void PatternFusionPass::Run(sdk::PassContext& ctx, sdk::Graph graph) {
         continue;
       }
       for (const sdk::Node& n : f.match.nodes) taken[n.raw()] = &f;
+      if (rule.action == Rule::Action::kRewrite)
+        for (const sdk::Node& n : f.match.nodes)
+          for (const sdk::Value& out : n.Outputs())
+            if (out) replaced.emplace(out.raw(), &f);
       accepted.push_back(&f);
     }
     // Groups with more than one exit could close a cycle between calls: drop the weakest of each.

@@ -260,6 +260,34 @@ std::vector<GoldenCase> Cases() {
   c.back().inits = "Add/const: double[3] {11, 22, 33}\n";
   c.back().numerics = true;
 
+  // Overlapping chains: a rewrite read by another rewrite of the same round waits a round (it read a deleted value
+  // and the whole pass was rolled back), so five shifts fold into one over the rounds.
+  c.push_back({"shift_chain", "FiveInARow", Expect::kFires, OnnxModel(R"(
+    g (float[2,3] x) => (float[2,3] y) <float c1 = {1.0}, float c2 = {2.0}, float c3 = {3.0}, float c4 = {4.0},
+                                        float c5 = {5.0}> {
+      a1 = Add(x, c1)
+      a2 = Add(a1, c2)
+      a3 = Add(a2, c3)
+      a4 = Add(a3, c4)
+      y = Add(a4, c5)
+    })"), OnnxModel(R"(g (float[2,3] x) => (float[2,3] y) <float Add_Add_const = {15.0}> {
+      y = Add(x, Add_Add_const)
+    })")});
+  c.back().inits = "Add/Add/const: float[] {15}\n";
+  c.back().numerics = true;
+
+  // The same when the first rewrite of the round is another rule's (x + 0 goes first: benefit 100).
+  c.push_back({"shift_chain", "AfterAnIdentity", Expect::kFires, OnnxModel(R"(
+    g (float[2,3] x) => (float[2,3] y) <float zero = {0.0}, float c1 = {2.0}, float c2 = {-0.5}> {
+      a = Add(x, zero)
+      b = Add(a, c1)
+      y = Add(b, c2)
+    })"), OnnxModel(R"(g (float[2,3] x) => (float[2,3] y) <float Add_const = {1.5}> {
+      y = Add(x, Add_const)
+    })")});
+  c.back().inits = "Add/const: float[] {1.5}\n";
+  c.back().numerics = true;
+
   c.push_back({"shift_chain", "ConstantRaisesTheRank", Expect::kNoCandidate, OnnxModel(R"(
     g (float[4] x) => (float[1,4] y) <float[4] c1 = {1, 2, 3, 4}, float[1,1] c2 = {2.0}> {
       a = Add(x, c1)
