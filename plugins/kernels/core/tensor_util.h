@@ -207,8 +207,63 @@ inline AxisSplit SplitAt(std::span<const int64_t> dims, int64_t axis) {
 
 inline sdk::Error InvalidArg(const std::string& message) { return sdk::Error(message, KILN_STATUS_INVALID_ARGUMENT); }
 
+namespace detail {
+
+// StridedCopy's transpose case: the innermost output dimension walks the source with a stride while dimension k
+// is contiguous there. Copied row by row, every element read is a new cache line (a 4096 x 4096 float weight:
+// 16M lines for 64 MB); copied in blocks of kRows x kCols of the (k, innermost) plane, each source line serves
+// several rows while the block's lines stay in cache. Transposing a 4096 x 4096 float matrix: 142 ms row by row,
+// 56 ms in 32 x 32 blocks, 44 ms in 64 x 16 (4096 x 11008: 392, 171, 122 ms; one core of the development VM).
+template <typename U>
+void TiledCopy(const U* src, int64_t offset, const std::vector<int64_t>& dims, const std::vector<int64_t>& strides,
+               size_t k, U* dst) {
+  constexpr int64_t kRows = 64, kCols = 16;
+  const size_t r = dims.size();
+  std::vector<int64_t> dst_strides(r, 1);
+  for (size_t i = r - 1; i-- > 0;) dst_strides[i] = dst_strides[i + 1] * dims[i + 1];
+  const int64_t rows = dims[k], row_step = dst_strides[k], cols = dims[r - 1], step = strides[r - 1];
+  auto plane = [&](const U* from, U* to) {
+    for (int64_t a0 = 0; a0 < rows; a0 += kRows) {
+      const int64_t a1 = std::min(a0 + kRows, rows);
+      for (int64_t b0 = 0; b0 < cols; b0 += kCols) {
+        const int64_t b1 = std::min(b0 + kCols, cols);
+        for (int64_t a = a0; a < a1; ++a) {
+          const U* s = from + a;
+          U* d = to + a * row_step;
+          for (int64_t b = b0; b < b1; ++b) d[b] = s[b * step];
+        }
+      }
+    }
+  };
+  // The other dimensions, outermost first, walked like an odometer.
+  std::vector<size_t> outer;
+  for (size_t i = 0; i + 1 < r; ++i)
+    if (i != k) outer.push_back(i);
+  std::vector<int64_t> counter(outer.size(), 0);
+  int64_t src_at = offset, dst_at = 0;
+  for (bool more = true; more;) {
+    plane(src + src_at, dst + dst_at);
+    more = false;
+    for (size_t i = outer.size(); i-- > 0 && !more;) {
+      const size_t dim = outer[i];
+      src_at += strides[dim];
+      dst_at += dst_strides[dim];
+      if (++counter[i] < dims[dim]) {
+        more = true;
+      } else {
+        src_at -= strides[dim] * dims[dim];
+        dst_at -= dst_strides[dim] * dims[dim];
+        counter[i] = 0;
+      }
+    }
+  }
+}
+
+}  // namespace detail
+
 // Copies a strided view of src (element offset `offset`, per-dimension strides, possibly negative or zero) into
-// the dense row-major dst of shape dims. The innermost dimension runs as a tight loop.
+// the dense row-major dst of shape dims. The innermost dimension runs as a tight loop, or, when it is strided in
+// the source and another dimension is contiguous there (a transpose), the copy goes block by block.
 template <typename U>
 void StridedCopy(const U* src, int64_t offset, std::span<const int64_t> in_dims, std::span<const int64_t> in_strides,
                  U* dst) {
@@ -232,6 +287,10 @@ void StridedCopy(const U* src, int64_t offset, std::span<const int64_t> in_dims,
     return;
   }
   const int64_t inner = dims[r - 1], step = strides[r - 1];
+  if (step > 1 && inner > 1) {
+    for (size_t k = r - 1; k-- > 0;)
+      if (strides[k] == 1 && dims[k] > 1) return detail::TiledCopy(src, offset, dims, strides, k, dst);
+  }
   std::vector<int64_t> counter(r, 0);
   int64_t off = offset;
   for (int64_t done = 0; done < total; done += inner) {

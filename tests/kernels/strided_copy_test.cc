@@ -1,0 +1,93 @@
+// StridedCopy (plugins/kernels/core/tensor_util.h), the copy behind Transpose, Slice and Expand: every path
+// (contiguous rows, broadcast rows, strided rows, and the block-by-block transpose) against an element-by-element
+// reference, on shapes that are not multiples of the block size.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <numeric>
+#include <vector>
+
+#include "core/tensor_util.h"
+
+namespace {
+
+using kiln::kernels::tx::StridedCopy;
+using Dims = std::vector<int64_t>;
+
+// out[i0, i1, ...] = src[offset + sum(i_d * strides[d])], one element at a time.
+std::vector<uint32_t> Reference(const std::vector<uint32_t>& src, int64_t offset, const Dims& dims,
+                                const Dims& strides) {
+  int64_t total = 1;
+  for (int64_t d : dims) total *= d;
+  std::vector<uint32_t> out;
+  Dims index(dims.size(), 0);
+  for (int64_t n = 0; n < total; ++n) {
+    int64_t at = offset;
+    for (size_t d = 0; d < dims.size(); ++d) at += index[d] * strides[d];
+    out.push_back(src[static_cast<size_t>(at)]);
+    for (size_t d = dims.size(); d-- > 0;) {
+      if (++index[d] < dims[d]) break;
+      index[d] = 0;
+    }
+  }
+  return out;
+}
+
+// The strides that read a dense tensor of shape `in` in the order `perm` (a transpose).
+Dims PermutedStrides(const Dims& in, const Dims& perm, Dims& out_dims) {
+  Dims dense(in.size(), 1);
+  for (size_t i = in.size() - 1; i-- > 0;) dense[i] = dense[i + 1] * in[i + 1];
+  Dims strides;
+  out_dims.clear();
+  for (int64_t p : perm) {
+    out_dims.push_back(in[static_cast<size_t>(p)]);
+    strides.push_back(dense[static_cast<size_t>(p)]);
+  }
+  return strides;
+}
+
+std::vector<uint32_t> Iota(int64_t n) {
+  std::vector<uint32_t> v(static_cast<size_t>(n));
+  std::iota(v.begin(), v.end(), 7u);
+  return v;
+}
+
+void ExpectCopyMatches(const std::vector<uint32_t>& src, int64_t offset, const Dims& dims, const Dims& strides) {
+  std::vector<uint32_t> expected = Reference(src, offset, dims, strides);
+  std::vector<uint32_t> got(expected.size(), 0);
+  StridedCopy(src.data(), offset, dims, strides, got.data());
+  EXPECT_EQ(got, expected);
+}
+
+TEST(StridedCopy, TransposesMatchTheReferenceAcrossBlockEdges) {
+  const std::vector<std::pair<Dims, Dims>> cases = {
+      {{33, 70}, {1, 0}},             // 2-D, neither side a multiple of the blocks
+      {{32, 128}, {1, 0}},            // exact blocks (64 x 16)
+      {{1, 45}, {1, 0}},              // a unit dimension merges away: a plain copy
+      {{5, 37, 40}, {2, 0, 1}},       // the contiguous source dimension is the last output's neighbour
+      {{3, 40, 7, 35}, {0, 3, 1, 2}}, // NCHW -> NHWC-like, with outer dimensions
+      {{6, 34, 3}, {1, 0, 2}},        // innermost stays contiguous: row copies
+      {{2, 3, 4, 5}, {3, 2, 1, 0}},   // full reversal, small
+  };
+  for (const auto& [in, perm] : cases) {
+    SCOPED_TRACE(::testing::PrintToString(in) + " perm " + ::testing::PrintToString(perm));
+    int64_t total = 1;
+    for (int64_t d : in) total *= d;
+    Dims out_dims;
+    Dims strides = PermutedStrides(in, perm, out_dims);
+    ExpectCopyMatches(Iota(total), 0, out_dims, strides);
+  }
+}
+
+TEST(StridedCopy, SlicesAndBroadcastsMatchTheReference) {
+  std::vector<uint32_t> src = Iota(40 * 50);
+  // Every second column, read backwards from the last row (a Slice with steps -1 and 2).
+  ExpectCopyMatches(src, 39 * 50, {40, 25}, {-50, 2});
+  // Columns of a transposed slice: the source's contiguous dimension is the outer one.
+  ExpectCopyMatches(src, 3, {40, 36}, {1, 50});
+  // A row broadcast down (stride 0), and one element broadcast everywhere.
+  ExpectCopyMatches(src, 5, {33, 50}, {0, 1});
+  ExpectCopyMatches(src, 9, {4, 70}, {0, 0});
+}
+
+}  // namespace
