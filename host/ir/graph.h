@@ -109,7 +109,7 @@ class Graph {
   void AppendValueInfo(Value* v);
 
   // ---- initializers (in declaration order)
-  const std::vector<Value*>& initializers() const { return initializers_; }
+  const std::vector<Value*>& initializers() const;
   // A new value holding `t`, named t.name() or a fresh name when that is empty or taken.
   Value* AddInitializer(Tensor t);
   // A new initializer value named exactly t.name(), which must be free in this graph (import).
@@ -163,7 +163,13 @@ class Graph {
   std::list<std::unique_ptr<Node>> nodes_;
   std::list<std::unique_ptr<Value>> values_;
   std::unordered_map<std::string_view, Value*> by_name_;
-  std::vector<Value*> inputs_, outputs_, value_infos_, initializers_, sparse_initializers_;
+  std::vector<Value*> inputs_, outputs_, value_infos_, sparse_initializers_;
+  // RemoveValue leaves a removed initializer's entry in place and counts it; initializers() drops those entries
+  // before it answers (DropRemovedInitializers), and so does Model::CollectGarbage before the values are freed.
+  // Erasing each from the list scanned and shifted it: quadratic in a graph whose folding removes many.
+  mutable std::vector<Value*> initializers_;
+  mutable size_t removed_initializers_ = 0;
+  void DropRemovedInitializers() const;
 };
 
 // Calls fn(reader, slot, value) for every present input of `n` and, at any depth, of the nodes inside its

@@ -43,12 +43,15 @@ void Model::CollectGarbage() {
   canonical_index_.clear();
   call_instance_data_.reset();
   ForEachGraph(*this, [](const Graph& g) { g.ClearAnalyses(); });
-  // Removed values leave their value_info entries behind (Graph::RemoveValue); they go before the values do, and
-  // before the dead nodes take their subgraphs with them.
-  std::unordered_set<Graph*> listed;
-  for (const auto& v : dead_values_)
+  // Removed values leave their value_info and initializer entries behind (Graph::RemoveValue); they go before the
+  // values do, and before the dead nodes take their subgraphs with them.
+  std::unordered_set<Graph*> listed, initialized;
+  for (const auto& v : dead_values_) {
     if (v->in_value_info_) listed.insert(v->graph_);
+    if (v->initializer_) initialized.insert(v->graph_);
+  }
   for (Graph* g : listed) std::erase_if(g->value_infos_, [](const Value* v) { return v->is_deleted(); });
+  for (Graph* g : initialized) g->DropRemovedInitializers();
   if (node_index_built_ && !dead_nodes_.empty()) {
     for (const auto& n : dead_nodes_) node_index_.erase(n->id());
   }

@@ -177,5 +177,44 @@ TEST_F(JournalOnScaleModel, ARemovedValueKeepsItsValueInfoEntryUntilGarbageIsCol
   EXPECT_EQ(std::count(g.value_infos().begin(), g.value_infos().end(), out), 0);
 }
 
+// Removing an initializer leaves its entry until the list is next read; a rollback across that read gets the
+// list back in its order, and garbage collection drops what is left.
+TEST(Journal, RemovedInitializersLeaveTheListInOrderAndComeBackInPlace) {
+  auto m = ParseModelWithFunctions(kScaleModel, {});
+  ASSERT_TRUE(m);
+  Graph& g = m->graph();
+  std::vector<Value*> added;
+  for (int i = 0; i < 4; ++i)
+    added.push_back(g.AddInitializer(Tensor::FromVector(DataType::kFloat, {1}, std::vector<float>{float(i)})));
+  const std::vector<Value*> all = g.initializers();
+  const std::string before = Bytes(*m);
+  auto without = [&](std::initializer_list<Value*> gone) {
+    std::vector<Value*> left;
+    for (Value* v : all)
+      if (std::find(gone.begin(), gone.end(), v) == gone.end()) left.push_back(v);
+    return left;
+  };
+
+  m->journal().Begin();
+  g.RemoveValue(added[1]);
+  EXPECT_EQ(g.initializers(), without({added[1]}));  // the read drops the entry
+  g.RemoveValue(added[0]);
+  g.RemoveValue(added[3]);
+  EXPECT_EQ(g.initializers(), without({added[0], added[1], added[3]}));
+  Value* late = g.AddInitializer(Tensor::FromVector(DataType::kFloat, {1}, std::vector<float>{9.f}));
+  EXPECT_EQ(g.initializers().back(), late);
+  m->journal().Rollback();
+  EXPECT_EQ(g.initializers(), all);
+  EXPECT_EQ(Bytes(*m), before);
+
+  // Removed and never read again before the collection: the entries go before the values are freed.
+  m->journal().Begin();
+  g.RemoveValue(added[2]);
+  g.RemoveValue(added[0]);
+  m->journal().Commit();
+  m->CollectGarbage();
+  EXPECT_EQ(g.initializers(), without({added[0], added[2]}));
+}
+
 }  // namespace
 }  // namespace kiln::testing
