@@ -5,7 +5,8 @@
 # compile (from the report), peak RSS against the model file's bytes (target: <= 1.5 x file + 200 MB).
 #   bench/compile/run.sh [BUILD_DIR] [RUNS] [SIZES] [LEVELS]
 #   defaults: build, 3, "1000 10000 100000 1000000", "O0 O1 O2 O3"; SKIP_ORT=1 leaves the ORT columns out,
-#   MODELS="resnet50 bert" overrides the bench models (empty: chains only).
+#   MODELS="resnet50 bert" overrides the bench models (empty: chains only), CHAINS the generated graphs (default
+#   "chain foldchain": the second has a quarter of its nodes folded, bench/models/README.md).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 build=${1:-build}
@@ -13,6 +14,7 @@ runs=${2:-3}
 sizes=${3:-1000 10000 100000 1000000}
 levels=${4:-O0 O1 O2 O3}
 models=${MODELS-resnet50 mobilenetv2 bert llama ernie}
+chains=${CHAINS-chain foldchain}
 ort="$here/../../../shared/tools/ort/ort.js"
 [ -f "$ort" ] || ort=/work/shared/tools/ort/ort.js
 work=$(mktemp -d)
@@ -21,9 +23,11 @@ gen=/usr/bin/python3
 med() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 
 files=()
-for n in $sizes; do
-  "$gen" "$here/../models/gen_models.py" chain --nodes "$n" --out "$work/chain$n.onnx" >/dev/null
-  files+=("$work/chain$n.onnx")
+for c in $chains; do
+  for n in $sizes; do
+    "$gen" "$here/../models/gen_models.py" "$c" --nodes "$n" --out "$work/$c$n.onnx" >/dev/null
+    files+=("$work/$c$n.onnx")
+  done
 done
 for m in $models; do
   "$gen" "$here/../models/gen_models.py" "$m" --out "$work/$m.onnx" >/dev/null

@@ -5,7 +5,7 @@ ONNX exporter writes them (see README.md). Run with Debian's /usr/bin/python3
 
   gen_models.py MODEL --out FILE.onnx [--batch static|symbolic] [--layers N] [--seed S] ...
 
-MODEL: resnet50, mobilenetv2, bert, llama, ernie (Paddle2ONNX style), chain.
+MODEL: resnet50, mobilenetv2, bert, llama, ernie (Paddle2ONNX style), chain, foldchain.
 """
 
 import argparse
@@ -22,7 +22,7 @@ import cnn  # noqa: E402
 import paddle  # noqa: E402
 import transformer  # noqa: E402
 
-MODELS = ("resnet50", "mobilenetv2", "bert", "llama", "ernie", "chain")
+MODELS = ("resnet50", "mobilenetv2", "bert", "llama", "ernie", "chain", "foldchain")
 DEFAULT_OPSET = {"bert": 13, "ernie": 13}  # BERT keeps PyTorch's opset<17 LayerNorm decomposition
 
 
@@ -49,9 +49,9 @@ def build(model, batch="static", seed=0, layers=None, opset=None, hidden=None, h
             if v is not None:
                 kw[k] = v
         return paddle.ernie(**kw)
-    if model == "chain":
+    if model in ("chain", "foldchain"):
         return chain_mod.chain(batch_symbolic=sym, seed=seed, opset=opset,
-                               nodes=nodes if nodes is not None else 100000)
+                               nodes=nodes if nodes is not None else 100000, folded=model == "foldchain")
     raise ValueError("unknown model " + model)
 
 
@@ -74,7 +74,7 @@ def main(argv=None):
     ap.add_argument("--pretransposed", action="store_true",
                     help="bert/llama: linear weights stored transposed (as do_constant_folding=True "
                          "writes them) instead of Transpose nodes")
-    ap.add_argument("--nodes", type=int, help="chain: exact node count (default 100000)")
+    ap.add_argument("--nodes", type=int, help="chain, foldchain: exact node count (default 100000)")
     ap.add_argument("--check", action="store_true",
                     help="also run onnx.checker (full_check) and strict shape inference")
     a = ap.parse_args(argv)
