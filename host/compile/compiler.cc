@@ -183,6 +183,7 @@ nlohmann::json StatsJson(const PassStats& s) {
   nlohmann::json j = {{"name", s.name},         {"runs", s.runs},       {"changes", s.changes},
                       {"failures", s.failures}, {"seconds", s.seconds}, {"counters", s.counters}};
   if (!s.reports.empty()) j["reports"] = s.reports;
+  if (!s.failure_messages.empty()) j["failure_messages"] = s.failure_messages;
   return j;
 }
 

@@ -140,10 +140,10 @@ class PassDriver::Walk {
     } catch (const std::exception& e) {
       j.Rollback();
       ctx.ClearRequests();
-      ++st.failures;
       std::string where = node ? "on node " + NodeLabel(*node) : "after the walk of graph '" + g_.name() + "'";
       std::string msg = "pass " + pass.name() + " failed " + where + ": " + e.what();
       if (ctx.over_time_budget && !d_.options_.strict) msg += " (the pass sits out the rest of this walk)";
+      st.NoteFailure(msg);
       auto* ke = dynamic_cast<const Error*>(&e);
       if (ke && ke->code() == ExitCode::kConfig) throw Error(ExitCode::kConfig, msg);  // the user's config: stop
       if (d_.options_.strict) {
@@ -315,8 +315,8 @@ bool PassDriver::RunGraphPass(GraphPass& pass) {
     j.Commit();
   } catch (const std::exception& e) {
     j.Rollback();
-    ++st.failures;
     std::string msg = "pass " + pass.name() + " failed: " + e.what();
+    st.NoteFailure(msg);
     auto* ke = dynamic_cast<const Error*>(&e);
     if (ke && ke->code() == ExitCode::kConfig) throw Error(ExitCode::kConfig, msg);  // the user's config: stop
     if (options_.strict) {

@@ -33,10 +33,17 @@ class Model;
 class Node;
 
 struct PassStats {
+  static constexpr size_t kMaxFailureMessages = 8;
+  void NoteFailure(std::string message) {
+    ++failures;
+    if (failure_messages.size() < kMaxFailureMessages) failure_messages.push_back(std::move(message));
+  }
+
   std::string name;
   uint64_t runs = 0;      // calls (node visits for a node pass)
   uint64_t changes = 0;   // calls that changed the graph
   uint64_t failures = 0;  // calls that threw and were rolled back
+  std::vector<std::string> failure_messages;  // the first kMaxFailureMessages of them, as logged
   double seconds = 0;
   std::map<std::string, int64_t> counters;  // the pass's own counters
   std::map<std::string, nlohmann::json> reports;  // structured entries the pass attached (pass_add_report)

@@ -2,6 +2,7 @@
 // when the compile succeeds, the input and the output run on the reference executor with the same seeded inputs
 // (what `kiln verify` does) and compared at verify's default tolerance (rtol 1e-3, atol 1e-5). Aborts on:
 //   - an internal error (status code 5: an exception that is no kiln error, or a pass that broke the graph);
+//   - a pass that failed (and was rolled back) because it used a node or value after deleting it;
 //   - an optimised model that does not load back;
 //   - an optimised model that fails to run where the input runs, or computes something else.
 // Models over 64 KiB or 200 nodes are skipped, and so is running (not compiling) a model with loops, random
@@ -19,6 +20,8 @@
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "compile/compiler.h"
 #include "exec/compare.h"
@@ -165,6 +168,18 @@ void Differential(const kiln::Model& ref, const std::string& optimized_bytes, co
   }
 }
 
+// A shipped pass that touched a node or value it had deleted fails with "... was deleted" and is rolled back: the
+// compile goes on, so only the report tells (PatternFusionPass lost every fusion of a graph this way).
+void CheckPassFailures(const std::string& report_json) {
+  nlohmann::json report = nlohmann::json::parse(report_json, nullptr, false);
+  if (report.is_discarded()) kiln::fuzz::Fail("the compile report", "is no JSON");
+  for (const auto& stage : report.value("stages", nlohmann::json::array()))
+    for (const auto& pass : stage.value("passes", nlohmann::json::array()))
+      for (const auto& message : pass.value("failure_messages", nlohmann::json::array()))
+        if (message.get<std::string>().find(" was deleted") != std::string::npos)
+          kiln::fuzz::Fail("a pass used what it had deleted", message.get<std::string>());
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -187,6 +202,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (kiln::fuzz::Verbose())
     std::fprintf(stderr, "compile_diff: %s, %zu -> %zu nodes%s\n", st.ToString().c_str(), result.nodes_before,
                  result.nodes_after, NotRunnable(*ref).empty() ? "" : ", not run");
+  if (st.ok()) CheckPassFailures(result.report_json);
   if (!st.ok() || !NotRunnable(*ref).empty()) return 0;
   try {
     Differential(*ref, result.model_bytes, s.compiler.kernels());

@@ -149,7 +149,13 @@ TEST_F(PluginCli, AFailingPassIsRolledBackBitIdentical) {
     EXPECT_NE(r.output.find("warning: pass " + pass + " failed"), std::string::npos) << r.output;
     EXPECT_NE(r.output.find("plugin " + what), std::string::npos) << r.output;
     EXPECT_NE(r.output.find("rolled back"), std::string::npos) << r.output;
-    EXPECT_EQ(PassStats(Report(), pass)["failures"], 1);
+    nlohmann::json stats = PassStats(Report(), pass);
+    EXPECT_EQ(stats["failures"], 1);
+    // The report says why, as the warning did.
+    ASSERT_EQ(stats["failure_messages"].size(), 1u) << stats.dump();
+    const std::string why = stats["failure_messages"][0];
+    EXPECT_EQ(why.rfind("pass " + pass + " failed", 0), 0u) << why;
+    EXPECT_NE(r.output.find(why), std::string::npos) << why << "\n" << r.output;
     fs::remove(dir_ / "out.onnx");
     r = Compile(args + " --strict");
     EXPECT_EQ(r.rc, 4) << r.output;
