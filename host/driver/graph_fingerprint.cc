@@ -21,7 +21,7 @@ uint64_t Str(std::string_view s) { return std::hash<std::string_view>{}(s); }
 uint64_t TensorHash(const Tensor& t) {
   uint64_t h = Mix(Str("tensor"), static_cast<uint64_t>(t.type()));
   for (int64_t d : t.dims()) h = Mix(h, static_cast<uint64_t>(d));
-  auto b = t.bytes();
+  auto b = t.raw_bytes();
   // Size plus a sample of the bytes: cheap on large weights, and exact on the small constants passes create.
   h = Mix(h, b.size());
   size_t step = b.size() > 4096 ? b.size() / 512 : 1;

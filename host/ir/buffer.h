@@ -14,9 +14,13 @@ namespace kiln {
 class Buffer {
  public:
   virtual ~Buffer() = default;
+  // The bytes, aligned for their element type (kernels and passes read them typed).
   virtual const std::byte* data() const = 0;
   virtual size_t size() const = 0;
   std::span<const std::byte> bytes() const { return {data(), size()}; }
+  // The same bytes where they lie, for byte-wise use only (writing, hashing, comparing): never a copy, and no
+  // alignment promised. Differs from bytes() only for an AlignedSlice whose window is not aligned.
+  virtual std::span<const std::byte> raw_bytes() const { return bytes(); }
   // True when the bytes live in a memory-mapped file rather than on the heap.
   virtual bool is_mapped() const { return false; }
 
@@ -26,6 +30,11 @@ class Buffer {
   static std::shared_ptr<const Buffer> Zeros(size_t n);
   // A window [offset, offset+size) onto another buffer; keeps `whole` alive.
   static std::shared_ptr<const Buffer> Slice(std::shared_ptr<const Buffer> whole, size_t offset, size_t size);
+  // A window like Slice whose data() is aligned to `align` (a power of two): the window itself where it is aligned,
+  // else a copy made when data() is first called, thread-safely. raw_bytes() reads the window and copies nothing,
+  // so a weight that is only written out again is never copied (protobuf places raw_data at any offset).
+  static std::shared_ptr<const Buffer> AlignedSlice(std::shared_ptr<const Buffer> whole, size_t offset, size_t size,
+                                                    size_t align);
   // Maps a whole file read-only. Throws kiln::Error (invalid model) naming the file when it cannot.
   static std::shared_ptr<const Buffer> MapFile(const std::string& path);
 };

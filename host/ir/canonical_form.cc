@@ -59,7 +59,7 @@ class Writer {
     out += "T" + std::to_string(static_cast<int>(t.type())) + "[";
     for (int64_t d : t.dims()) out += std::to_string(d) + ",";
     out += "]";
-    auto b = t.bytes();
+    auto b = t.raw_bytes();
     Bytes(b.data(), b.size());
     for (const auto& s : t.strings()) Bytes(s.data(), s.size());
   }

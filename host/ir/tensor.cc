@@ -27,7 +27,7 @@ std::optional<uint64_t> Tensor::expected_bytes() const {
 }
 
 uint64_t Tensor::byte_size() const {
-  if (type_ != DataType::kString) return bytes().size();
+  if (type_ != DataType::kString) return data_ ? data_->size() : 0;
   uint64_t n = 0;
   for (const auto& s : strings_) n += s.size();
   return n;
@@ -36,7 +36,7 @@ uint64_t Tensor::byte_size() const {
 bool Tensor::SameValue(const Tensor& o) const {
   if (type_ != o.type_ || dims_ != o.dims_) return false;
   if (type_ == DataType::kString) return strings_ == o.strings_;
-  auto a = bytes(), b = o.bytes();
+  auto a = raw_bytes(), b = o.raw_bytes();
   return a.size() == b.size() && (a.data() == b.data() || std::memcmp(a.data(), b.data(), a.size()) == 0);
 }
 

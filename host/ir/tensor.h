@@ -42,7 +42,11 @@ class Tensor {
   // Bytes the dims and type call for; nullopt when it overflows.
   std::optional<uint64_t> expected_bytes() const;
 
+  // The bytes, aligned for the element type (see Buffer::data()).
   std::span<const std::byte> bytes() const { return data_ ? data_->bytes() : std::span<const std::byte>(); }
+  // The bytes where they lie, for byte-wise use (writing, hashing, comparing): a weight read from a file at an
+  // offset its type is not aligned to is not copied for these (Buffer::raw_bytes()).
+  std::span<const std::byte> raw_bytes() const { return data_ ? data_->raw_bytes() : std::span<const std::byte>(); }
   const std::shared_ptr<const Buffer>& buffer() const { return data_; }
   template <typename T>
   std::span<const T> values() const {

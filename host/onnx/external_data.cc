@@ -23,7 +23,7 @@ bool ParseUint(const std::string& s, uint64_t* out) {
 }  // namespace
 
 std::shared_ptr<const Buffer> ExternalDataReader::Read(const ExternalDataInfo& info, uint64_t expected,
-                                                       const std::string& where) {
+                                                       const std::string& where, size_t align) {
   const std::string prefix = model_name_ + ": " + where + ": external data";
   if (base_dir_.empty()) throw ModelError(prefix + " cannot be resolved: the model was not read from a file");
   if (info.location.empty()) throw ModelError(prefix + " has no location");
@@ -59,7 +59,7 @@ std::shared_ptr<const Buffer> ExternalDataReader::Read(const ExternalDataInfo& i
     throw ModelError(prefix + " needs bytes [" + std::to_string(offset) + ", " + std::to_string(end) + ") but '" +
                      info.location + "' has " + std::to_string(file->size()) + " bytes");
   if (!has_length && expected == 0) length = file->size() - offset;
-  return Buffer::Slice(file, offset, length);
+  return Buffer::AlignedSlice(file, offset, length, align);
 }
 
 }  // namespace kiln

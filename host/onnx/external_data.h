@@ -22,8 +22,11 @@ class ExternalDataReader {
   ExternalDataReader(std::string model_name, std::string base_dir)
       : model_name_(std::move(model_name)), base_dir_(std::move(base_dir)) {}
 
-  // The bytes of a tensor stored externally, `expected` bytes long when known (0 when the element size is not).
-  std::shared_ptr<const Buffer> Read(const ExternalDataInfo& info, uint64_t expected, const std::string& where);
+  // The bytes of a tensor stored externally, `expected` bytes long when known (0 when the element size is not): a
+  // window onto the mapped file, whose data() is aligned to `align` (Buffer::AlignedSlice: a copy, made when first
+  // read typed, where the offset is not aligned; ONNX does not require aligned offsets).
+  std::shared_ptr<const Buffer> Read(const ExternalDataInfo& info, uint64_t expected, const std::string& where,
+                                     size_t align);
 
   // Raw bytes the loader kept out of the parsed protobuf for the tensor at `proto` (see weight_split.h): lent
   // before import, taken once by the import of that tensor.

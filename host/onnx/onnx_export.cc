@@ -271,7 +271,7 @@ void WriteModel(const Model& model, const std::string& path, const ExportOptions
                                                     : t.storage() == Tensor::Storage::kExternal;
     if (!external) return false;
     if (!data) data = std::make_unique<AtomicFile>(data_path);
-    auto bytes = t.bytes();
+    auto bytes = t.raw_bytes();
     uint64_t pad = (64 - offset % 64) % 64;  // 64-byte alignment keeps mapped tensors aligned for SIMD loads
     for (uint64_t i = 0; i < pad; ++i) data->stream().put('\0');
     offset += pad;
@@ -292,7 +292,7 @@ void WriteModel(const Model& model, const std::string& path, const ExportOptions
   ExternalSink stream_or_external = [&](const Tensor& t, onnx::TensorProto* p) {
     if (sink(t, p)) return true;
     if (t.storage() == Tensor::Storage::kTyped && ElementSize(t.type()) != 0) return false;
-    streamed[p] = t.bytes();  // raw bytes: written straight from the tensor's buffer below, never copied
+    streamed[p] = t.raw_bytes();  // raw bytes: written straight from the tensor's buffer below, never copied
     return true;
   };
   onnx::ModelProto proto = Export(model, &stream_or_external);

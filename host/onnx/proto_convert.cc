@@ -126,7 +126,8 @@ Tensor TensorFromProto(TensorProto&& p, ExternalDataReader* ext, const std::stri
         info->entries.emplace_back(e.key(), e.value());
       }
       if (ext == nullptr) throw ModelError(where + ": external data is not allowed here");
-      data = ext->Read(*info, elem ? *expected : 0, where);
+      const size_t align = elem ? std::min<size_t>(elem, 8) : 8;
+      data = ext->Read(*info, elem ? *expected : 0, where, align);
       storage = Tensor::Storage::kExternal;
     } else if (lent) {
       data = std::move(lent);  // raw_data borrowed from the model file (weight_split.h)
@@ -166,11 +167,12 @@ void TensorToProto(const Tensor& t, TensorProto* p, const ExternalSink* sink) {
     return;
   }
   if (sink != nullptr && (*sink)(t, p)) return;
-  auto bytes = t.bytes();
-  if (t.storage() == Tensor::Storage::kTyped && ElementSize(t.type()) != 0)
-    WriteTyped(bytes, t.type(), p);
-  else
+  if (t.storage() == Tensor::Storage::kTyped && ElementSize(t.type()) != 0) {
+    WriteTyped(t.bytes(), t.type(), p);
+  } else {
+    auto bytes = t.raw_bytes();
     p->set_raw_data(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  }
 }
 
 void SparseTensorToProto(const SparseTensor& st, onnx::SparseTensorProto* sp) {

@@ -1,9 +1,10 @@
 // Loading a model without copying its weights. The top-level initializers' raw_data fields are found by walking
 // the protobuf wire format of the memory-mapped file; protobuf parses only the rest (the "skeleton": nodes,
-// attributes, types, small tensors), and each weight of a page or more becomes a window onto the mapping. A weight
-// smaller than a page, or whose offset in the file is not aligned for its element type (kernels may assume aligned
-// data), is copied once instead, into one arena in huge pages shared by all such copies. The mapped pages no window
-// covers are then released, so that the file's bytes do not stay in the resident set beside their copies.
+// attributes, types, small tensors), and each weight of a page or more becomes a window onto the mapping; one whose
+// offset in the file is not aligned for its element type (kernels may assume aligned data) is copied, aligned, when
+// first read typed, and written out from the window. A weight smaller than a page is copied once instead, into one
+// arena in huge pages shared by all such copies. The mapped pages no window covers are then released, so that the
+// file's bytes do not stay in the resident set beside their copies.
 #pragma once
 
 #include <cstddef>

@@ -91,7 +91,7 @@ void ConstantFoldingPass::Run(sdk::PassContext& ctx, sdk::Node node) {
   // (an If with subgraphs is judged by its condition below).
   if (node.SubgraphCount() == 0)
     for (size_t i = 0; i < node.InputCount(); ++i)
-      if (sdk::Value in = node.Input(i); in && !ConstOrPotential(in)) return;
+      if (sdk::Value in = node.Input(i); in && !IsConstOrPotential(in)) return;
   if (HasMark(node, kDoNotFold) || HasMark(node, kNoNeedFold) || NameSkipped(ctx, node)) {
     ctx.AddCounter("skipped_marked");
     return;

@@ -40,6 +40,16 @@ inline sdk::TensorView PotentialWeight(const sdk::Node& n) {
   return a && a.Type() == KILN_ATTR_TENSOR ? a.Tensor() : sdk::TensorView();
 }
 
+// Whether ConstOrPotential(v) has data, without asking for it: a view of a weight the host has not yet read typed
+// costs an aligned copy of it (Buffer::AlignedSlice), which a test of every input of every node must not make.
+inline bool IsConstOrPotential(const sdk::Value& v) {
+  if (!v) return false;
+  if (v.IsConstant()) return true;
+  size_t index = 0;
+  sdk::Node p = v.Producer(&index);
+  return p && index == 0 && PotentialWeight(p);
+}
+
 // Data of a value that is a constant, or the output 0 of a potential constant; null otherwise.
 inline sdk::TensorView ConstOrPotential(const sdk::Value& v) {
   if (!v) return {};

@@ -1,6 +1,6 @@
 // Weights are read without copying and written without a second copy (host/onnx/weight_split.h, WriteModel):
-// aligned raw tensors of a page or more become windows onto the mapped file, the others are copied and the pages
-// no window covers leave the resident set, every value survives a
+// raw tensors of a page or more become windows onto the mapped file (aligned by a copy only when read typed), the
+// others are copied and the pages no window covers leave the resident set, every value survives a
 // write and a read bit for bit, subgraph and typed tensors are untouched, and a damaged file still gets
 // protobuf's clear error rather than a partial model.
 #include <gtest/gtest.h>
@@ -8,10 +8,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <numeric>
 #include <sstream>
+#include <thread>
 
 #include "ir/buffer.h"
 #include "ir/model.h"
@@ -111,25 +113,60 @@ TEST(WeightSplit, SkeletonLeavesOutOnlyTopLevelRawData) {
   fs::remove(p);
 }
 
-TEST(WeightSplit, LargeAlignedWeightsAreBorrowedTheOthersCopied) {
+TEST(WeightSplit, LargeWeightsAreBorrowedAndAlignedWhenReadSmallOnesCopied) {
   fs::path p = Temp("borrow.onnx");
   Write(p, WeightsModel().SerializeAsString());
-  auto split = SplitWeights(Buffer::MapFile(p.string()));
+  std::shared_ptr<const Buffer> file = Buffer::MapFile(p.string());
+  auto split = SplitWeights(file);
   ASSERT_TRUE(split.has_value());
-  int mapped = 0, copied = 0;
+  auto in_file = [&](const std::byte* at) { return at >= file->data() && at < file->data() + file->size(); };
+  auto address = [](const std::byte* at) { return reinterpret_cast<uintptr_t>(at); };
+  int aligned = 0, misaligned = 0;
   for (size_t i = 0; i < kRawWeights; ++i) {
     const auto& b = split->raw[i];
-    EXPECT_EQ(reinterpret_cast<uintptr_t>(b->data()) % alignof(float), 0u) << "weight " << i << " is misaligned";
+    std::span<const std::byte> raw = b->raw_bytes();
     if (Elements(static_cast<int>(i)) * 4 < 4096) {
       EXPECT_FALSE(b->is_mapped()) << "weight " << i << " is under a page: a window would hold its page resident";
-    } else {
-      (b->is_mapped() ? mapped : copied)++;
+      EXPECT_FALSE(in_file(raw.data())) << i;
+      EXPECT_EQ(address(b->data()) % alignof(float), 0u) << i;
+      continue;
     }
+    // A window onto the file, written out from there; read typed, it is aligned: the window itself where the
+    // file has it aligned, else a copy made once.
+    EXPECT_TRUE(b->is_mapped()) << i;
+    ASSERT_TRUE(in_file(raw.data())) << "weight " << i << " of a page or more is not a window onto the file";
+    const bool at_aligned = address(raw.data()) % alignof(float) == 0;
+    (at_aligned ? aligned : misaligned)++;
+    const std::byte* typed = b->data();
+    EXPECT_EQ(address(typed) % alignof(float), 0u) << "weight " << i << " is misaligned";
+    EXPECT_EQ(typed == raw.data(), at_aligned) << i;
+    EXPECT_EQ(std::memcmp(typed, raw.data(), raw.size()), 0) << i;
+    EXPECT_EQ(b->data(), typed) << "weight " << i << " was copied twice";
+    EXPECT_EQ(b->raw_bytes().data(), typed) << "weight " << i << ": once copied, the copy is written out too";
   }
   // Names of lengths 1..12 put the raw bytes at every offset mod 4: some large ones are aligned, some are not.
-  EXPECT_GT(mapped, 0);
-  EXPECT_GT(copied, 0);
+  EXPECT_GT(aligned, 0);
+  EXPECT_GT(misaligned, 0);
   fs::remove(p);
+}
+
+// Threads reading a misaligned window typed at once all get the one copy.
+TEST(AlignedSlice, ConcurrentFirstReadsShareOneCopy) {
+  std::string bytes(1 << 16, '\0');
+  for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<char>(i * 7);
+  std::shared_ptr<const Buffer> whole = Buffer::FromString(std::string(bytes));
+  std::shared_ptr<const Buffer> window = Buffer::AlignedSlice(whole, 3, 40000, 8);
+  EXPECT_EQ(window->raw_bytes().data(), whole->data() + 3);  // not copied for byte-wise reads
+  std::vector<const std::byte*> seen(8, nullptr);
+  std::vector<std::thread> threads;
+  for (size_t t = 0; t < seen.size(); ++t) threads.emplace_back([&, t] { seen[t] = window->data(); });
+  for (auto& t : threads) t.join();
+  for (const std::byte* at : seen) EXPECT_EQ(at, seen[0]);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(seen[0]) % 8, 0u);
+  EXPECT_EQ(std::memcmp(seen[0], bytes.data() + 3, 40000), 0);
+  EXPECT_EQ(window->raw_bytes().data(), seen[0]);
+  // An aligned window is the window itself.
+  EXPECT_EQ(Buffer::AlignedSlice(whole, 16, 100, 8)->data(), whole->data() + 16);
 }
 
 // The resident kilobytes of the mapping of `path` in this process (/proc/self/smaps), or -1 when none is found.
