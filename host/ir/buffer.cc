@@ -86,6 +86,8 @@ class ZeroedBuffer final : public Buffer {
   size_t size_;
 };
 
+std::atomic<uint64_t> aligned_copy_bytes{0};
+
 // A misaligned window whose aligned copy is made on first use (Buffer::AlignedSlice). From then on the copy serves
 // raw_bytes() too, and the window's whole pages of a mapped file are given back: the bytes would otherwise be
 // resident twice (ResNet-50's batch-norm folding reads 72 MB of such weights).
@@ -100,6 +102,7 @@ class LazilyAlignedSlice final : public Buffer {
       std::memcpy(const_cast<std::byte*>(copy->data()), window, size_);
       copy_ = std::move(copy);
       aligned_.store(copy_->data(), std::memory_order_release);
+      aligned_copy_bytes.fetch_add(size_, std::memory_order_relaxed);
       if (whole_->is_mapped()) {
         // A later read of the window faults the pages back in from the file: nothing writes to the mapping.
         const uintptr_t page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
@@ -163,6 +166,8 @@ std::shared_ptr<const Buffer> Buffer::AlignedSlice(std::shared_ptr<const Buffer>
     return Slice(std::move(whole), offset, size);
   return std::make_shared<LazilyAlignedSlice>(std::move(whole), offset, size);
 }
+
+uint64_t Buffer::AlignedCopyBytes() { return aligned_copy_bytes.load(std::memory_order_relaxed); }
 
 std::shared_ptr<const Buffer> Buffer::MapFile(const std::string& path) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);

@@ -35,6 +35,9 @@ class Buffer {
   // so a weight that is only written out again is never copied (protobuf places raw_data at any offset).
   static std::shared_ptr<const Buffer> AlignedSlice(std::shared_ptr<const Buffer> whole, size_t offset, size_t size,
                                                     size_t align);
+  // The bytes AlignedSlice windows have copied so far in this process: a test can tell that a compile read a
+  // weight typed only where it had to.
+  static uint64_t AlignedCopyBytes();
   // Maps a whole file read-only. Throws kiln::Error (invalid model) naming the file when it cannot.
   static std::shared_ptr<const Buffer> MapFile(const std::string& path);
 };

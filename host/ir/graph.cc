@@ -222,13 +222,13 @@ void Graph::RemoveValue(Value* v) {
     Journal& j = model_->journal();
     if (j.active()) j.Record([this] { --removed_initializers_; });
   } else if (v->is_initializer()) {
-    auto it = std::find(sparse_initializers_.begin(), sparse_initializers_.end(), v);
-    if (it != sparse_initializers_.end()) {
-      size_t pos = static_cast<size_t>(it - sparse_initializers_.begin());
-      sparse_initializers_.erase(it);
+    auto& list = sparse_initializers_;
+    auto it = std::find(list.begin(), list.end(), v);
+    if (it != list.end()) {
+      size_t pos = static_cast<size_t>(it - list.begin());
+      list.erase(it);
       Journal& j = model_->journal();
-      if (j.active())
-        j.Record([this, pos, v] { sparse_initializers_.insert(sparse_initializers_.begin() + static_cast<ptrdiff_t>(pos), v); });
+      if (j.active()) j.Record([&list, pos, v] { list.insert(list.begin() + static_cast<ptrdiff_t>(pos), v); });
     }
   }
   // A value declared in value_info keeps its entry: readers of value_infos() skip deleted values, a rollback finds
@@ -264,10 +264,12 @@ void Graph::DropRemovedInitializers() const {
   // A rollback puts the list back as it was, entries of removed values included: the removals' own undo steps,
   // which run after this one, find them in place.
   Journal& j = model_->journal();
-  if (j.active()) j.Record([this, list = initializers_, n = removed_initializers_] {
+  if (j.active()) {
+    j.Record([this, list = initializers_, n = removed_initializers_] {
       initializers_ = list;
       removed_initializers_ = n;
     });
+  }
   std::erase_if(initializers_, [](const Value* v) { return v->is_deleted(); });
   removed_initializers_ = 0;
 }

@@ -9,6 +9,9 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include <onnx/onnx_pb.h>
+
+#include "ir/buffer.h"
 #include "kiln/kiln_ir.h"
 #include "onnx/onnx_import.h"
 
@@ -267,6 +270,87 @@ TEST(ApiSession, FinalizeEndsTheSession) {
   EXPECT_NE(s.message().find("finalised"), std::string::npos) << s.message();
   s = session->BuildModel(kSample, {}, nullptr);
   EXPECT_EQ(s.code(), StatusCode::kUsage);
+}
+
+// Weights at offsets their element type is not aligned to (protobuf puts raw_data anywhere) are borrowed from the
+// file; a compile copies one, aligned, only when a pass reads it typed: here the Transpose that constant folding
+// computes, not the MatMul weight that no pass needs to read (ConstantFoldingPass's test of every input for
+// constness, and CSE's hash of every constant, each copied all of them).
+TEST(ApiSession, AMisalignedWeightIsCopiedOnlyWhereAPassReadsIt) {
+  auto raw = [](onnx::GraphProto* g, const std::string& name, std::vector<int64_t> dims, float first) {
+    auto* t = g->add_initializer();
+    t->set_name(name);
+    t->set_data_type(onnx::TensorProto::FLOAT);
+    int64_t n = 1;
+    for (int64_t d : dims) t->add_dims(d), n *= d;
+    std::vector<float> v(static_cast<size_t>(n));
+    for (size_t i = 0; i < v.size(); ++i) v[i] = first + static_cast<float>(i % 97) / 97.f;
+    t->set_raw_data(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(float));
+  };
+  // Names padded until both weights' bytes land at offsets that are not a multiple of 4.
+  std::string bytes;
+  for (int pad_w = 0; pad_w < 4 && bytes.empty(); ++pad_w) {
+    for (int pad_t = 0; pad_t < 4 && bytes.empty(); ++pad_t) {
+      onnx::ModelProto m;
+      m.set_ir_version(8);
+      m.add_opset_import()->set_version(17);
+      auto* g = m.mutable_graph();
+      g->set_name("misaligned");
+      const std::string w = "W" + std::string(static_cast<size_t>(pad_w), 'w');
+      const std::string t = "T" + std::string(static_cast<size_t>(pad_t), 't');
+      raw(g, w, {256, 64}, 0.5f);  // 64 kB, read by nothing at compile time
+      raw(g, t, {32, 64}, -3.f);   // 8 kB, transposed by constant folding
+      auto node = [&](const std::string& op, std::vector<std::string> in, const std::string& out) {
+        auto* n = g->add_node();
+        n->set_op_type(op);
+        for (const auto& i : in) n->add_input(i);
+        n->add_output(out);
+      };
+      node("MatMul", {"x", w}, "y");
+      node("Transpose", {t}, "tt");
+      node("MatMul", {"y", "tt"}, "z");
+      auto io = [](onnx::ValueInfoProto* v, const std::string& name, int64_t cols) {
+        v->set_name(name);
+        auto* tt = v->mutable_type()->mutable_tensor_type();
+        tt->set_elem_type(onnx::TensorProto::FLOAT);
+        tt->mutable_shape()->add_dim()->set_dim_value(1);
+        tt->mutable_shape()->add_dim()->set_dim_value(cols);
+      };
+      io(g->add_input(), "x", 256);
+      io(g->add_output(), "z", 32);
+      std::string candidate = m.SerializeAsString();
+      auto offset_of = [&](const onnx::TensorProto& tensor) { return candidate.find(tensor.raw_data().substr(0, 64)); };
+      size_t ow = offset_of(g->initializer(0)), ot = offset_of(g->initializer(1));
+      ASSERT_NE(ow, std::string::npos);
+      ASSERT_NE(ot, std::string::npos);
+      if (ow % 4 != 0 && ot % 4 != 0) bytes = std::move(candidate);
+    }
+  }
+  ASSERT_FALSE(bytes.empty());
+  fs::path dir = fs::temp_directory_path() / ("kiln_api_test_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const std::string path = (dir / "misaligned.onnx").string();
+  std::ofstream(path, std::ios::binary) << bytes;
+
+  auto session = MakeSession({});
+  const uint64_t before = Buffer::AlignedCopyBytes();
+  BuildResult r;
+  Status s = session->BuildModel(path, {{"oo.level", "O2"}}, &r);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ(Buffer::AlignedCopyBytes() - before, 32u * 64u * 4u) << "only the transposed weight is read typed";
+  // The borrowed weight is written out as it was read.
+  onnx::ModelProto out;
+  ASSERT_TRUE(out.ParseFromString(r.model_bytes));
+  onnx::ModelProto in;
+  ASSERT_TRUE(in.ParseFromString(bytes));
+  bool found = false;
+  for (const auto& init : out.graph().initializer())
+    if (init.name() == in.graph().initializer(0).name()) {
+      found = true;
+      EXPECT_EQ(init.raw_data(), in.graph().initializer(0).raw_data());
+    }
+  EXPECT_TRUE(found);
+  fs::remove(path);
 }
 
 TEST(ApiSession, NullResultIsUsageError) {
