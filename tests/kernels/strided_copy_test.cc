@@ -62,7 +62,7 @@ void ExpectCopyMatches(const std::vector<uint32_t>& src, int64_t offset, const D
 TEST(StridedCopy, TransposesMatchTheReferenceAcrossBlockEdges) {
   const std::vector<std::pair<Dims, Dims>> cases = {
       {{33, 70}, {1, 0}},             // 2-D, neither side a multiple of the blocks
-      {{32, 128}, {1, 0}},            // exact blocks (64 x 16)
+      {{16, 64}, {1, 0}},             // exact blocks (16 x 8)
       {{1, 45}, {1, 0}},              // a unit dimension merges away: a plain copy
       {{5, 37, 40}, {2, 0, 1}},       // the contiguous source dimension is the last output's neighbour
       {{3, 40, 7, 35}, {0, 3, 1, 2}}, // NCHW -> NHWC-like, with outer dimensions
