@@ -16,54 +16,32 @@ from onnx import TensorProto
 from builder import Builder, dims
 
 _PATTERN = ("Add", "Mul", "Relu")
+_FOLD_PATTERN = ("Neg", "Add", "Mul", "Relu")
 
 
 def chain(batch_symbolic=False, seed=0, opset=17, nodes=100000, width=16, folded=False):
-    if folded:
-        return _foldchain(batch_symbolic, seed, opset, nodes, width)
     if nodes < 1:
         raise ValueError("--nodes must be at least 1")
+    pattern = _FOLD_PATTERN if folded else _PATTERN
     b = Builder(opset=opset, seed=seed)
     x = b.input("input", TensorProto.FLOAT, dims(batch_symbolic, width))
     # draw all constants at once (fast, and still a pure function of the seed)
     adds = b.uniform((nodes, width), -0.1, 0.1)
     muls = b.uniform((nodes, width), 0.9, 1.0)
-    for i in range(nodes):
-        op = _PATTERN[i % 3]
-        blk = i // 3
-        with b.scope("layers.%d" % blk):
-            if op == "Add":
-                x = b.op("Add", [x, b.param("layers.%d.bias" % blk, adds[i])])
-            elif op == "Mul":
-                x = b.op("Mul", [x, b.param("layers.%d.scale" % blk, muls[i])])
-            else:
-                x = b.op("Relu", [x])
-    b.output(x, "output", TensorProto.FLOAT, dims(batch_symbolic, width))
-    return b.model("synthetic Add/Mul/Relu chain of %d nodes, seed %d" % (nodes, seed))
-
-
-_FOLD_PATTERN = ("Neg", "Add", "Mul", "Relu")
-
-
-def _foldchain(batch_symbolic, seed, opset, nodes, width):
-    if nodes < 1:
-        raise ValueError("--nodes must be at least 1")
-    b = Builder(opset=opset, seed=seed)
-    x = b.input("input", TensorProto.FLOAT, dims(batch_symbolic, width))
-    adds = b.uniform((nodes, width), -0.1, 0.1)
-    muls = b.uniform((nodes, width), 0.9, 1.0)
     bias = None
     for i in range(nodes):
-        op = _FOLD_PATTERN[i % 4]
-        blk = i // 4
+        op = pattern[i % len(pattern)]
+        blk = i // len(pattern)
         with b.scope("layers.%d" % blk):
             if op == "Neg":
                 bias = b.op("Neg", [b.param("layers.%d.neg_bias" % blk, -adds[i])])
             elif op == "Add":
-                x = b.op("Add", [x, bias])
+                x = b.op("Add", [x, bias if folded else b.param("layers.%d.bias" % blk, adds[i])])
             elif op == "Mul":
                 x = b.op("Mul", [x, b.param("layers.%d.scale" % blk, muls[i])])
             else:
                 x = b.op("Relu", [x])
     b.output(x, "output", TensorProto.FLOAT, dims(batch_symbolic, width))
-    return b.model("synthetic Neg/Add/Mul/Relu chain of %d nodes (the biases fold), seed %d" % (nodes, seed))
+    if folded:
+        return b.model("synthetic Neg/Add/Mul/Relu chain of %d nodes (the biases fold), seed %d" % (nodes, seed))
+    return b.model("synthetic Add/Mul/Relu chain of %d nodes, seed %d" % (nodes, seed))
