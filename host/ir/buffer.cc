@@ -36,6 +36,8 @@ class SliceBuffer final : public Buffer {
   size_t size() const override { return size_; }
   std::span<const std::byte> raw_bytes() const override { return whole_->raw_bytes().subspan(offset_, size_); }
   bool is_mapped() const override { return whole_->is_mapped(); }
+  void ReleasePages(size_t offset, size_t size) const override { whole_->ReleasePages(offset_ + offset, size); }
+  void PopulatePages(size_t offset, size_t size) const override { whole_->PopulatePages(offset_ + offset, size); }
 
  private:
   std::shared_ptr<const Buffer> whole_;
@@ -97,19 +99,12 @@ class LazilyAlignedSlice final : public Buffer {
       : whole_(std::move(whole)), offset_(offset), size_(size) {}
   const std::byte* data() const override {
     std::call_once(copied_, [this] {
-      const std::byte* window = whole_->raw_bytes().data() + offset_;
       auto copy = Buffer::Zeros(size_);  // aligned for any element type; mapped in huge pages when large
-      std::memcpy(const_cast<std::byte*>(copy->data()), window, size_);
+      std::memcpy(const_cast<std::byte*>(copy->data()), whole_->raw_bytes().data() + offset_, size_);
       copy_ = std::move(copy);
       aligned_.store(copy_->data(), std::memory_order_release);
       aligned_copy_bytes.fetch_add(size_, std::memory_order_relaxed);
-      if (whole_->is_mapped()) {
-        // A later read of the window faults the pages back in from the file: nothing writes to the mapping.
-        const uintptr_t page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
-        const uintptr_t first = (reinterpret_cast<uintptr_t>(window) + page - 1) / page * page;
-        const uintptr_t last = (reinterpret_cast<uintptr_t>(window) + size_) / page * page;
-        if (last > first) ::madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);
-      }
+      whole_->ReleasePages(offset_, size_);
     });
     return copy_->data();
   }
@@ -137,6 +132,20 @@ class MappedFile final : public Buffer {
   const std::byte* data() const override { return static_cast<const std::byte*>(addr_); }
   size_t size() const override { return size_; }
   bool is_mapped() const override { return true; }
+  void ReleasePages(size_t offset, size_t size) const override {
+    const uintptr_t page = PageSize(), at = reinterpret_cast<uintptr_t>(data() + offset);
+    const uintptr_t first = (at + page - 1) / page * page, last = (at + size) / page * page;  // whole pages only
+    if (last > first) ::madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);
+  }
+  void PopulatePages(size_t offset, size_t size) const override {
+#ifdef MADV_POPULATE_READ
+    const uintptr_t page = PageSize(), at = reinterpret_cast<uintptr_t>(data() + offset);
+    const uintptr_t first = at / page * page, last = (at + size + page - 1) / page * page;  // every page touched
+    if (size != 0) ::madvise(reinterpret_cast<void*>(first), last - first, MADV_POPULATE_READ);
+#else
+    (void)offset, (void)size;
+#endif
+  }
 
  private:
   void* addr_;
@@ -165,6 +174,11 @@ std::shared_ptr<const Buffer> Buffer::AlignedSlice(std::shared_ptr<const Buffer>
   if (size == 0 || reinterpret_cast<uintptr_t>(whole->data() + offset) % align == 0)
     return Slice(std::move(whole), offset, size);
   return std::make_shared<LazilyAlignedSlice>(std::move(whole), offset, size);
+}
+
+size_t Buffer::PageSize() {
+  static const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+  return page;
 }
 
 uint64_t Buffer::AlignedCopyBytes() { return aligned_copy_bytes.load(std::memory_order_relaxed); }

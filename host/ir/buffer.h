@@ -23,6 +23,13 @@ class Buffer {
   virtual std::span<const std::byte> raw_bytes() const { return bytes(); }
   // True when the bytes live in a memory-mapped file rather than on the heap.
   virtual bool is_mapped() const { return false; }
+  // For a memory-mapped file and windows onto one (others ignore both): ReleasePages drops the whole pages inside
+  // [offset, offset + size) from the resident set (a later read faults them back in from the file: nothing writes
+  // to the mapping); PopulatePages maps every page touching that range in one call (MADV_POPULATE_READ, a hint
+  // that kernels before 5.14 ignore), where reading it would fault them in a few at a time.
+  virtual void ReleasePages(size_t /*offset*/, size_t /*size*/) const {}
+  virtual void PopulatePages(size_t /*offset*/, size_t /*size*/) const {}
+  static size_t PageSize();
 
   // Takes the string's storage without copying it.
   static std::shared_ptr<const Buffer> FromString(std::string&& bytes);

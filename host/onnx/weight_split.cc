@@ -1,13 +1,9 @@
 #include "onnx/weight_split.h"
 
-#include <sys/mman.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <limits>
-#include <new>
 
 #include <google/protobuf/io/coded_stream.h>
 
@@ -53,29 +49,6 @@ bool SkipValue(CodedInputStream& in, uint32_t tag) {
     default: return false;
   }
 }
-
-// Anonymous memory for the copied weights, asked for in huge pages, written once before it is shared.
-class ArenaBuffer final : public Buffer {
- public:
-  static std::shared_ptr<ArenaBuffer> Make(size_t size) {
-    void* addr = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (addr == MAP_FAILED) throw std::bad_alloc();
-    ::madvise(addr, size, MADV_HUGEPAGE);  // a hint: without transparent huge pages it is plain memory
-#ifdef MADV_POPULATE_WRITE
-    ::madvise(addr, size, MADV_POPULATE_WRITE);  // every byte is written next: one call, not a fault per page
-#endif
-    return std::shared_ptr<ArenaBuffer>(new ArenaBuffer(addr, size));
-  }
-  ~ArenaBuffer() override { ::munmap(addr_, size_); }
-  const std::byte* data() const override { return static_cast<const std::byte*>(addr_); }
-  size_t size() const override { return size_; }
-  std::byte* writable() { return static_cast<std::byte*>(addr_); }
-
- private:
-  ArenaBuffer(void* addr, size_t size) : addr_(addr), size_(size) {}
-  void* addr_;
-  size_t size_;
-};
 
 class Splitter {
  public:
@@ -196,7 +169,7 @@ class Splitter {
     std::vector<std::pair<size_t, size_t>> windows;  // [offset, end)
     size_t arena_bytes = 0;
     for (const Lent& l : lent_) {
-      if (l.size == 0 || l.size >= PageSize()) {
+      if (l.size == 0 || l.size >= Buffer::PageSize()) {
         raw[l.index] = Buffer::AlignedSlice(file_, l.offset, l.size, Alignment(l.data_type));
         windows.emplace_back(l.offset, l.offset + l.size);
       } else {
@@ -205,10 +178,12 @@ class Splitter {
       }
     }
     if (!copies.empty()) {
-      std::shared_ptr<ArenaBuffer> arena = ArenaBuffer::Make(arena_bytes);
+      // Fresh memory, huge pages and prefaulted where large (Buffer::Zeros), written once before it is shared.
+      std::shared_ptr<const Buffer> arena = Buffer::Zeros(arena_bytes);
+      auto* writable = const_cast<std::byte*>(arena->data());
       size_t at = 0;
       for (const Lent* l : copies) {
-        std::memcpy(arena->writable() + at, base_ + l->offset, l->size);
+        std::memcpy(writable + at, base_ + l->offset, l->size);
         raw[l->index] = Buffer::Slice(arena, at, l->size);
         at += (l->size + 63) / 64 * 64;
       }
@@ -216,51 +191,24 @@ class Splitter {
     std::sort(windows.begin(), windows.end());
     size_t from = 0;
     for (const auto& [begin, end] : windows) {
-      if (begin > from) Release(from, begin - from);
+      if (begin > from) file_->ReleasePages(from, begin - from);
       from = std::max(from, end);
     }
-    if (file_->size() > from) Release(from, file_->size() - from);
+    if (file_->size() > from) file_->ReleasePages(from, file_->size() - from);
     // The windows' pages are mapped now, in one call per run of adjacent windows: the walk skipped their bytes, and
     // writing them out would otherwise fault them in a few pages at a time (BERT's 126 MB: 158 -> 122 ms O2).
     for (size_t i = 0; i < windows.size();) {
       size_t begin = windows[i].first, end = windows[i].second;
-      for (++i; i < windows.size() && windows[i].first <= end + PageSize(); ++i) end = std::max(end, windows[i].second);
-      Populate(begin, end - begin);
+      for (++i; i < windows.size() && windows[i].first <= end + Buffer::PageSize(); ++i)
+        end = std::max(end, windows[i].second);
+      file_->PopulatePages(begin, end - begin);
     }
-  }
-
-  static size_t PageSize() {
-    static const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
-    return page;
   }
 
   static size_t Alignment(int64_t data_type) {
     if (data_type <= 0 || data_type > std::numeric_limits<int32_t>::max()) return 8;
     size_t elem = ElementSize(static_cast<DataType>(data_type));
     return elem == 0 ? 8 : elem < 8 ? elem : 8;
-  }
-
-  // Drops the whole pages inside [offset, offset + size) from the resident set; a later read faults them back in
-  // from the file (nothing writes to the private mapping).
-  void Release(size_t offset, size_t size) {
-    if (!file_->is_mapped()) return;
-    const uintptr_t page = PageSize();
-    uintptr_t first = (reinterpret_cast<uintptr_t>(base_ + offset) + page - 1) / page * page;
-    uintptr_t last = reinterpret_cast<uintptr_t>(base_ + offset + size) / page * page;
-    if (last > first) ::madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);
-  }
-
-  // Maps every page touching [offset, offset + size) (a hint: kernels before 5.14 fault them in on first read).
-  void Populate(size_t offset, size_t size) {
-#ifdef MADV_POPULATE_READ
-    if (!file_->is_mapped() || size == 0) return;
-    const uintptr_t page = PageSize();
-    uintptr_t first = reinterpret_cast<uintptr_t>(base_ + offset) / page * page;
-    uintptr_t last = (reinterpret_cast<uintptr_t>(base_ + offset + size) + page - 1) / page * page;
-    ::madvise(reinterpret_cast<void*>(first), last - first, MADV_POPULATE_READ);
-#else
-    (void)offset, (void)size;
-#endif
   }
 
   std::shared_ptr<const Buffer> file_;

@@ -242,8 +242,9 @@ int64_t MergeConstants(const sdk::Graph& graph) {
       if (!v || !seen.insert(v.raw()).second) continue;
       if (!v.IsConstant() || v.IsGraphInput() || !(v.OwnerGraph() == graph)) continue;
       // A value whose shape is not static (not expected of a constant) gets a group of its own kind, compared by data.
-      std::string key = std::to_string(v.ElemType()) + (v.HasStaticShape() ? ":" : "?");
-      if (v.HasStaticShape())
+      const bool static_shape = v.HasStaticShape();
+      std::string key = std::to_string(v.ElemType()) + (static_shape ? ":" : "?");
+      if (static_shape)
         for (int64_t d : v.Dims()) key += std::to_string(d) + ",";
       auto [it, inserted] = groups.try_emplace(std::move(key));
       if (inserted) order.push_back(&it->second);
