@@ -5,10 +5,15 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
+#include <exception>
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <system_error>
+#include <thread>
+#include <vector>
 
 namespace kiln::fusion {
 namespace {
@@ -379,6 +384,35 @@ RulePack LoadRulePackFile(const std::string& path) {
   std::stringstream s;
   s << in.rdbuf();
   return LoadRulePack(s.str(), path);
+}
+
+std::vector<RulePack> LoadRulePackFiles(const std::vector<std::string>& paths) {
+  std::vector<RulePack> packs(paths.size());
+  std::vector<std::exception_ptr> errors(paths.size());
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t i; (i = next.fetch_add(1)) < paths.size();) {
+      try {
+        packs[i] = LoadRulePackFile(paths[i]);
+      } catch (...) {
+        errors[i] = std::current_exception();
+      }
+    }
+  };
+  std::vector<std::thread> helpers;
+  size_t wanted = std::min<size_t>(std::max(1u, std::thread::hardware_concurrency()), paths.size());
+  for (size_t t = 1; t < wanted; ++t) {
+    try {
+      helpers.emplace_back(work);
+    } catch (const std::system_error&) {
+      break;  // no thread to spare: this thread reads what is left
+    }
+  }
+  work();
+  for (std::thread& t : helpers) t.join();
+  for (const std::exception_ptr& e : errors)
+    if (e) std::rethrow_exception(e);
+  return packs;
 }
 
 }  // namespace kiln::fusion

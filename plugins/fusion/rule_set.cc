@@ -67,7 +67,7 @@ std::shared_ptr<const RuleSet> RuleSet::ForPass(sdk::PassContext& ctx) {
 
   auto set = std::make_shared<RuleSet>();
   try {
-    for (const std::string& f : files) set->packs_.push_back(LoadRulePackFile(f));
+    set->packs_ = LoadRulePackFiles(files);
     for (const auto& p : registered) {
       std::string source = p.source_name.empty() ? "plugin pack " + std::string(p.name) : std::string(p.source_name);
       set->packs_.push_back(LoadRulePack(p.yaml, source));

@@ -2,6 +2,11 @@
 // parses into what, and every error with its file:line:column.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
 #include "expr.h"
 #include "pattern.h"
 #include "rule_loader.h"
@@ -130,6 +135,47 @@ TEST(RulePack, ShippedPacksLoad) {
     EXPECT_EQ(p.name, pack);
     EXPECT_FALSE(p.rules.empty()) << path;
   }
+}
+
+// The packs read side by side come back in the order given, and a failure is the first failing file's in that
+// order, whichever thread met which file first.
+TEST(RulePack, PacksReadSideBySideKeepTheirOrderAndTheFirstFailure) {
+  std::vector<std::string> paths;
+  for (const char* pack : {"norms", "activations", "attention", "conv", "linear", "elementwise", "algebra"})
+    paths.push_back(std::string(KILN_SOURCE_DIR) + "/configs/fusion/" + pack + ".yaml");
+  std::vector<RulePack> packs = LoadRulePackFiles(paths);
+  ASSERT_EQ(packs.size(), paths.size());
+  for (size_t i = 0; i < paths.size(); ++i) {
+    EXPECT_EQ(packs[i].source, paths[i]);
+    EXPECT_EQ(packs[i].rules.size(), LoadRulePackFile(paths[i]).rules.size()) << paths[i];
+  }
+
+  const std::filesystem::path dir = std::filesystem::path(::testing::TempDir()) / "packs_side_by_side";
+  std::filesystem::create_directories(dir);
+  auto write = [&](const std::string& name, const std::string& text) {
+    std::ofstream(dir / name) << text;
+    return (dir / name).string();
+  };
+  std::string good = write("good.yaml", "pack: good\nrules:\n  - {name: g, pattern: 'Relu(x)', fuse: G}\n");
+  std::string bad_key = write("bad_key.yaml", "pack: a\nrule: []\n");
+  std::string bad_syntax = write("bad_syntax.yaml", "pack: b\nrules: [\n");
+  std::string missing = (dir / "missing.yaml").string();
+  auto error_of = [](const std::vector<std::string>& files) {
+    try {
+      LoadRulePackFiles(files);
+    } catch (const RuleError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  // Many good files before the failing ones, so that the threads reach the later files first at least sometimes.
+  std::vector<std::string> files(16, good);
+  files.insert(files.end(), {bad_key, bad_syntax, missing});
+  EXPECT_EQ(error_of(files), bad_key + ":2:1: unknown key 'rule' (expected one of: pack, description, rules, version)");
+  files = std::vector<std::string>(16, good);
+  files.insert(files.end(), {missing, bad_key});
+  EXPECT_EQ(error_of(files), missing + ": cannot read the rule pack");
+  EXPECT_EQ(LoadRulePackFiles({}).size(), 0u);
 }
 
 }  // namespace
