@@ -166,13 +166,13 @@ CallFrame& CallFrame::Current() {
   return fallback;
 }
 
-const KilnTensorView* CallFrame::View(const std::shared_ptr<const Tensor>& t) {
+const KilnTensorView* CallFrame::View(const std::shared_ptr<const Tensor>& t, Bytes which) {
   // One view per tensor and frame: a graph pass's callback lasts the whole walk and may ask for the same constant
   // at every match attempt (166,668 views of 66,667 weights in PatternFusionPass on a 100k-node graph). The first
   // view holds the tensor until the frame ends, so its address names it for as long as the entry is here.
-  auto [it, inserted] = views_of_.try_emplace(t.get(), nullptr);
+  auto [it, inserted] = views_of_[static_cast<int>(which)].try_emplace(t.get(), nullptr);
   if (!inserted) return it->second;
-  const KilnTensorView* v = View(*t);
+  const KilnTensorView* v = View(*t, which);
   if (t->type() != DataType::kString) {
     LendView(v, t);  // the lending registry holds the tensor
     lent_.push_back(v);
@@ -183,7 +183,7 @@ const KilnTensorView* CallFrame::View(const std::shared_ptr<const Tensor>& t) {
   return v;
 }
 
-const KilnTensorView* CallFrame::View(const Tensor& t) {
+const KilnTensorView* CallFrame::View(const Tensor& t, Bytes which) {
   KilnTensorView& v = Make<KilnTensorView>();
   v.struct_size = sizeof(KilnTensorView);
   v.elem_type = static_cast<int32_t>(t.type());
@@ -195,7 +195,7 @@ const KilnTensorView* CallFrame::View(const Tensor& t) {
     v.data = strings.empty() ? nullptr : strings.data();
     v.byte_size = strings.size() * sizeof(KilnString);
   } else {
-    auto bytes = t.bytes();
+    auto bytes = which == Bytes::kStored ? t.raw_bytes() : t.bytes();
     v.data = bytes.empty() ? nullptr : const_cast<std::byte*>(bytes.data());
     v.byte_size = bytes.size();
   }
@@ -295,7 +295,10 @@ std::shared_ptr<const Tensor> LentTensorOf(const KilnTensorView& view) {
     if (it == lent.views.end()) return nullptr;
     t = it->second;
   }
-  auto bytes = t->bytes();
+  // A stored view (value_constant_bytes) shows raw_bytes(), an aligned one bytes(): raw_bytes() first, which never
+  // makes a misaligned weight's aligned copy.
+  auto bytes = t->raw_bytes();
+  if (!bytes.empty() && view.data != bytes.data()) bytes = t->bytes();
   bool same = view.elem_type == static_cast<int32_t>(t->type()) && view.rank == t->dims().size() &&
               view.byte_size == bytes.size() && (bytes.empty() || view.data == bytes.data()) &&
               (view.rank == 0 || (view.dims != nullptr && std::equal(t->dims().begin(), t->dims().end(), view.dims)));

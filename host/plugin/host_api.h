@@ -149,9 +149,12 @@ class CallFrame {
     return ref;
   }
   const char* Str(std::string s) { return Make<std::string>(std::move(s)).c_str(); }
-  // A read-only view of a host tensor (strings become a KilnString array owned by the frame).
-  const KilnTensorView* View(const std::shared_ptr<const Tensor>& t);
-  const KilnTensorView* View(const Tensor& t);  // t must outlive the frame
+  // A read-only view of a host tensor (strings become a KilnString array owned by the frame). kAligned views show
+  // Tensor::bytes() (a misaligned weight's aligned copy, made on first use); kStored views show Tensor::raw_bytes()
+  // (where the bytes are kept, never copied: value_constant_bytes).
+  enum class Bytes { kAligned, kStored };
+  const KilnTensorView* View(const std::shared_ptr<const Tensor>& t, Bytes which = Bytes::kAligned);
+  const KilnTensorView* View(const Tensor& t, Bytes which = Bytes::kAligned);  // t must outlive the frame
 
   // A STRING tensor being filled: registered so tensor_set_string (in any frame) finds it.
   StringTensorFill& NewStringFill(std::vector<int64_t> dims, size_t count);
@@ -177,7 +180,7 @@ class CallFrame {
   std::vector<Value*> released_;
   std::vector<Graph*> acyclic_checks_;
   std::vector<const KilnTensorView*> lent_;  // views registered with LendView, ended with the frame
-  std::unordered_map<const Tensor*, const KilnTensorView*> views_of_;  // View's: one per tensor
+  std::unordered_map<const Tensor*, const KilnTensorView*> views_of_[2];  // View's: one per tensor and Bytes
 };
 
 // StatusOf a callback run in a frame of its plugin's services that ends when it returns.

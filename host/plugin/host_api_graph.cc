@@ -114,6 +114,15 @@ const KilnTensorView* ValueConstantData(KilnValue* v) {
   });
 }
 
+// ---- 1.8
+const KilnTensorView* ValueConstantBytes(KilnValue* v) {
+  return GuardedValue<const KilnTensorView*>(nullptr, [&]() -> const KilnTensorView* {
+    if (!v) return nullptr;
+    std::shared_ptr<const Tensor> t = ConstantTensorOf(*FromKiln(v));
+    return t ? CallFrame::Current().View(t, CallFrame::Bytes::kStored) : nullptr;
+  });
+}
+
 // ---- subgraphs (1.1)
 size_t NodeSubgraphCount(KilnNode* n) {
   return GuardedValue<size_t>(0, [&] { return n ? FromKiln(n)->subgraphs().size() : size_t{0}; });
@@ -171,6 +180,7 @@ void FillGraphSlots(KilnHostApi& api) {
   api.value_is_graph_output = ValueIsGraphOutput;
   api.value_is_constant = ValueIsConstant;
   api.value_constant_data = ValueConstantData;
+  api.value_constant_bytes = ValueConstantBytes;
   api.node_subgraph_count = NodeSubgraphCount;
   api.node_subgraph = NodeSubgraph;
   api.attr_graph = AttrGraph;

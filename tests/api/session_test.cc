@@ -5,8 +5,11 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <nlohmann/json.hpp>
 
 #include <onnx/onnx_pb.h>
@@ -272,65 +275,85 @@ TEST(ApiSession, FinalizeEndsTheSession) {
   EXPECT_EQ(s.code(), StatusCode::kUsage);
 }
 
-// Weights at offsets their element type is not aligned to (protobuf puts raw_data anywhere) are borrowed from the
-// file; a compile copies one, aligned, only when a pass reads it typed: here the Transpose that constant folding
-// computes, not the MatMul weight that no pass needs to read (ConstantFoldingPass's test of every input for
-// constness, and CSE's hash of every constant, each copied all of them).
-TEST(ApiSession, AMisalignedWeightIsCopiedOnlyWhereAPassReadsIt) {
-  auto raw = [](onnx::GraphProto* g, const std::string& name, std::vector<int64_t> dims, float first) {
-    auto* t = g->add_initializer();
-    t->set_name(name);
-    t->set_data_type(onnx::TensorProto::FLOAT);
-    int64_t n = 1;
-    for (int64_t d : dims) t->add_dims(d), n *= d;
-    std::vector<float> v(static_cast<size_t>(n));
-    for (size_t i = 0; i < v.size(); ++i) v[i] = first + static_cast<float>(i % 97) / 97.f;
-    t->set_raw_data(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(float));
-  };
-  // Names padded until both weights' bytes land at offsets that are not a multiple of 4.
+// A float initializer of `dims` in raw_data, values first + (i % 97) / 97.
+void AddRawWeight(onnx::GraphProto* g, const std::string& name, const std::vector<int64_t>& dims, float first) {
+  auto* t = g->add_initializer();
+  t->set_name(name);
+  t->set_data_type(onnx::TensorProto::FLOAT);
+  int64_t n = 1;
+  for (int64_t d : dims) t->add_dims(d), n *= d;
+  std::vector<float> v(static_cast<size_t>(n));
+  for (size_t i = 0; i < v.size(); ++i) v[i] = first + static_cast<float>(i % 97) / 97.f;
+  t->set_raw_data(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(float));
+}
+
+void AddNode(onnx::GraphProto* g, const std::string& op, const std::vector<std::string>& in, const std::string& out) {
+  auto* n = g->add_node();
+  n->set_op_type(op);
+  for (const auto& i : in) n->add_input(i);
+  n->add_output(out);
+}
+
+void AddFloatIo(onnx::ValueInfoProto* v, const std::string& name, const std::vector<int64_t>& dims) {
+  v->set_name(name);
+  auto* tt = v->mutable_type()->mutable_tensor_type();
+  tt->set_elem_type(onnx::TensorProto::FLOAT);
+  for (int64_t d : dims) tt->mutable_shape()->add_dim()->set_dim_value(d);
+}
+
+// The bytes of a model whose first two initializers' raw data sit at offsets that are not a multiple of 4 (protobuf
+// puts raw_data anywhere): build(pad0, pad1) makes the model with those initializers' names padded by pad0 and pad1
+// characters, tried until both land misaligned. Written to a file of its own; returns its path.
+std::string WriteMisalignedModel(const std::string& file, const std::function<onnx::ModelProto(int, int)>& build) {
   std::string bytes;
-  for (int pad_w = 0; pad_w < 4 && bytes.empty(); ++pad_w) {
-    for (int pad_t = 0; pad_t < 4 && bytes.empty(); ++pad_t) {
-      onnx::ModelProto m;
-      m.set_ir_version(8);
-      m.add_opset_import()->set_version(17);
-      auto* g = m.mutable_graph();
-      g->set_name("misaligned");
-      const std::string w = "W" + std::string(static_cast<size_t>(pad_w), 'w');
-      const std::string t = "T" + std::string(static_cast<size_t>(pad_t), 't');
-      raw(g, w, {256, 64}, 0.5f);  // 64 kB, read by nothing at compile time
-      raw(g, t, {32, 64}, -3.f);   // 8 kB, transposed by constant folding
-      auto node = [&](const std::string& op, std::vector<std::string> in, const std::string& out) {
-        auto* n = g->add_node();
-        n->set_op_type(op);
-        for (const auto& i : in) n->add_input(i);
-        n->add_output(out);
-      };
-      node("MatMul", {"x", w}, "y");
-      node("Transpose", {t}, "tt");
-      node("MatMul", {"y", "tt"}, "z");
-      auto io = [](onnx::ValueInfoProto* v, const std::string& name, int64_t cols) {
-        v->set_name(name);
-        auto* tt = v->mutable_type()->mutable_tensor_type();
-        tt->set_elem_type(onnx::TensorProto::FLOAT);
-        tt->mutable_shape()->add_dim()->set_dim_value(1);
-        tt->mutable_shape()->add_dim()->set_dim_value(cols);
-      };
-      io(g->add_input(), "x", 256);
-      io(g->add_output(), "z", 32);
+  for (int pad0 = 0; pad0 < 4 && bytes.empty(); ++pad0) {
+    for (int pad1 = 0; pad1 < 4 && bytes.empty(); ++pad1) {
+      onnx::ModelProto m = build(pad0, pad1);
       std::string candidate = m.SerializeAsString();
-      auto offset_of = [&](const onnx::TensorProto& tensor) { return candidate.find(tensor.raw_data().substr(0, 64)); };
-      size_t ow = offset_of(g->initializer(0)), ot = offset_of(g->initializer(1));
-      ASSERT_NE(ow, std::string::npos);
-      ASSERT_NE(ot, std::string::npos);
-      if (ow % 4 != 0 && ot % 4 != 0) bytes = std::move(candidate);
+      auto offset_of = [&](const onnx::TensorProto& t) { return candidate.find(t.raw_data().substr(0, 64)); };
+      size_t o0 = offset_of(m.graph().initializer(0)), o1 = offset_of(m.graph().initializer(1));
+      if (o0 != std::string::npos && o1 != std::string::npos && o0 % 4 != 0 && o1 % 4 != 0)
+        bytes = std::move(candidate);
     }
   }
-  ASSERT_FALSE(bytes.empty());
+  if (bytes.empty()) return "";
   fs::path dir = fs::temp_directory_path() / ("kiln_api_test_" + std::to_string(::getpid()));
   fs::create_directories(dir);
-  const std::string path = (dir / "misaligned.onnx").string();
+  const std::string path = (dir / file).string();
   std::ofstream(path, std::ios::binary) << bytes;
+  return path;
+}
+
+onnx::ModelProto ReadModelProto(const std::string& path) {
+  onnx::ModelProto m;
+  std::ifstream in(path, std::ios::binary);
+  m.ParseFromIstream(&in);
+  return m;
+}
+
+// Weights at offsets their element type is not aligned to are borrowed from the file; a compile copies one,
+// aligned, only when a pass reads it typed: here the Transpose that constant folding computes, not the MatMul
+// weight that no pass needs to read (ConstantFoldingPass's test of every input for constness, and CSE's hash of
+// every constant, each copied all of them).
+TEST(ApiSession, AMisalignedWeightIsCopiedOnlyWhereAPassReadsIt) {
+  const std::string path = WriteMisalignedModel("misaligned.onnx", [](int pad_w, int pad_t) {
+    onnx::ModelProto m;
+    m.set_ir_version(8);
+    m.add_opset_import()->set_version(17);
+    auto* g = m.mutable_graph();
+    g->set_name("misaligned");
+    const std::string w = "W" + std::string(static_cast<size_t>(pad_w), 'w');
+    const std::string t = "T" + std::string(static_cast<size_t>(pad_t), 't');
+    AddRawWeight(g, w, {256, 64}, 0.5f);  // 64 kB, read by nothing at compile time
+    AddRawWeight(g, t, {32, 64}, -3.f);   // 8 kB, transposed by constant folding
+    AddNode(g, "MatMul", {"x", w}, "y");
+    AddNode(g, "Transpose", {t}, "tt");
+    AddNode(g, "MatMul", {"y", "tt"}, "z");
+    AddFloatIo(g->add_input(), "x", {1, 256});
+    AddFloatIo(g->add_output(), "z", {1, 32});
+    return m;
+  });
+  ASSERT_FALSE(path.empty());
 
   auto session = MakeSession({});
   const uint64_t before = Buffer::AlignedCopyBytes();
@@ -341,8 +364,7 @@ TEST(ApiSession, AMisalignedWeightIsCopiedOnlyWhereAPassReadsIt) {
   // The borrowed weight is written out as it was read.
   onnx::ModelProto out;
   ASSERT_TRUE(out.ParseFromString(r.model_bytes));
-  onnx::ModelProto in;
-  ASSERT_TRUE(in.ParseFromString(bytes));
+  onnx::ModelProto in = ReadModelProto(path);
   bool found = false;
   for (const auto& init : out.graph().initializer())
     if (init.name() == in.graph().initializer(0).name()) {
@@ -350,6 +372,66 @@ TEST(ApiSession, AMisalignedWeightIsCopiedOnlyWhereAPassReadsIt) {
       EXPECT_EQ(init.raw_data(), in.graph().initializer(0).raw_data());
     }
   EXPECT_TRUE(found);
+  fs::remove(path);
+}
+
+// ABI 1.8: FuseBatchNormIntoConvPass reads the Conv's weights where the file keeps them (value_constant_bytes), so
+// folding a BatchNormalization into a Conv whose weights sit misaligned in the file copies nothing to align them,
+// and the folded weights are the weights times scale / sqrt(var + epsilon) all the same.
+TEST(ApiSession, FoldingABatchNormReadsMisalignedConvWeightsWithoutCopyingThem) {
+  constexpr int64_t kOut = 16, kIn = 8, kK = 3;  // 4.5 kB of weights: a window onto the file, not the arena
+  const std::string path = WriteMisalignedModel("misaligned_conv.onnx", [](int pad_w, int pad_b) {
+    onnx::ModelProto m;
+    m.set_ir_version(8);
+    m.add_opset_import()->set_version(17);
+    auto* g = m.mutable_graph();
+    g->set_name("misaligned_conv");
+    const std::string w = "W" + std::string(static_cast<size_t>(pad_w), 'w');
+    const std::string b = "B" + std::string(static_cast<size_t>(pad_b), 'b');
+    AddRawWeight(g, w, {kOut, kIn, kK, kK}, -0.25f);
+    AddRawWeight(g, b, {kOut}, 0.1f);
+    AddRawWeight(g, "scale", {kOut}, 0.5f);
+    AddRawWeight(g, "shift", {kOut}, -1.f);
+    AddRawWeight(g, "mean", {kOut}, 0.2f);
+    AddRawWeight(g, "var", {kOut}, 1.5f);
+    AddNode(g, "Conv", {"x", w, b}, "c");
+    AddNode(g, "BatchNormalization", {"c", "scale", "shift", "mean", "var"}, "y");
+    AddNode(g, "Relu", {"y"}, "r");  // the pass leaves a BatchNormalization whose output is the graph's alone
+    AddFloatIo(g->add_input(), "x", {1, kIn, 8, 8});
+    AddFloatIo(g->add_output(), "r", {1, kOut, 6, 6});
+    return m;
+  });
+  ASSERT_FALSE(path.empty());
+
+  auto session = MakeSession({});
+  const uint64_t before = Buffer::AlignedCopyBytes();
+  BuildResult r;
+  Status s = session->BuildModel(path, {{"oo.level", "O1"}}, &r);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ(Buffer::AlignedCopyBytes() - before, 0u) << "the misaligned Conv weight was copied to be aligned";
+
+  onnx::ModelProto out;
+  ASSERT_TRUE(out.ParseFromString(r.model_bytes));
+  ASSERT_EQ(out.graph().node_size(), 2);
+  EXPECT_EQ(out.graph().node(0).op_type(), "Conv");
+  EXPECT_EQ(out.graph().node(1).op_type(), "Relu");
+  const std::string folded_name = out.graph().node(0).input(1);
+  const onnx::TensorProto* folded = nullptr;
+  for (const auto& init : out.graph().initializer())
+    if (init.name() == folded_name) folded = &init;
+  ASSERT_NE(folded, nullptr);
+  ASSERT_EQ(folded->raw_data().size(), static_cast<size_t>(kOut * kIn * kK * kK) * sizeof(float));
+  std::vector<float> got(static_cast<size_t>(kOut * kIn * kK * kK));
+  std::memcpy(got.data(), folded->raw_data().data(), folded->raw_data().size());
+  auto value = [](float first, int64_t i) { return first + static_cast<float>(i % 97) / 97.f; };
+  const int64_t per_channel = kIn * kK * kK;
+  for (int64_t c = 0; c < kOut; ++c) {
+    double f = value(0.5f, c) / std::sqrt(static_cast<double>(value(1.5f, c)) + static_cast<double>(1e-5f));
+    for (int64_t j = 0; j < per_channel; ++j) {
+      int64_t i = c * per_channel + j;
+      EXPECT_EQ(got[static_cast<size_t>(i)], static_cast<float>(value(-0.25f, i) * f)) << "weight " << i;
+    }
+  }
   fs::remove(path);
 }
 

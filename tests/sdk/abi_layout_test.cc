@@ -167,7 +167,7 @@ static_assert(offsetof(KilnOutlineInfo, reserved0) == 44);
 static_assert(offsetof(KilnOutlineInfo, embed_constant_max_bytes) == 48);
 static_assert(offsetof(KilnOutlineInfo, call_name) == 56);
 
-static_assert(sizeof(KilnHostApi) == 1504);  // grows with every minor version
+static_assert(sizeof(KilnHostApi) == 1512);  // grows with every minor version
 static_assert(offsetof(KilnHostApi, struct_size) == 0);
 static_assert(offsetof(KilnHostApi, abi_version) == 8);
 static_assert(offsetof(KilnHostApi, reserved0) == 12);
@@ -357,6 +357,7 @@ static_assert(offsetof(KilnHostApi, node_call_instance) == 1472);  // since 1.3
 static_assert(offsetof(KilnHostApi, value_shape_data) == 1480);  // since 1.4
 static_assert(offsetof(KilnHostApi, graph_set_node_order) == 1488);  // since 1.5
 static_assert(offsetof(KilnHostApi, target_storage_shape) == 1496);  // since 1.6
+static_assert(offsetof(KilnHostApi, value_constant_bytes) == 1504);  // since 1.8
 
 // ---- the constants of 1.2 ----
 static_assert(KILN_ABI_VERSION_1_2 == 0x00010002u);
@@ -404,6 +405,10 @@ static_assert(std::is_same_v<decltype(KilnHostApi::target_storage_shape),
 static_assert(KILN_ABI_VERSION_1_7 == 0x00010007u);
 static_assert(std::is_same_v<KilnTargetDescribeFn, KilnStatus* (*)(void*, KilnTargetInfo*)>);
 
+// ---- 1.8 ----
+static_assert(KILN_ABI_VERSION_1_8 == 0x00010008u);
+static_assert(std::is_same_v<decltype(KilnHostApi::value_constant_bytes), const KilnTensorView* (*)(KilnValue*)>);
+
 // ---- the entry point never changes ----
 static_assert(std::is_same_v<decltype(&kiln_plugin_entry), KilnPluginEntryFn>);
 static_assert(std::is_same_v<KilnPluginEntryFn,
@@ -412,7 +417,7 @@ static_assert(std::is_same_v<KilnPluginEntryFn,
 namespace {
 
 TEST(AbiVersion, MacrosPackMajorAndMinor) {
-  EXPECT_EQ(KILN_ABI_VERSION, 0x00010007u);
+  EXPECT_EQ(KILN_ABI_VERSION, 0x00010008u);
   EXPECT_EQ(KILN_ABI_VERSION_1_0, 0x00010000u);
   EXPECT_EQ(KILN_ABI_VERSION_1_1, 0x00010001u);
   EXPECT_EQ(KILN_ABI_VERSION_1_2, 0x00010002u);
@@ -420,9 +425,10 @@ TEST(AbiVersion, MacrosPackMajorAndMinor) {
   EXPECT_EQ(KILN_ABI_VERSION_1_4, 0x00010004u);
   EXPECT_EQ(KILN_ABI_VERSION_1_5, 0x00010005u);
   EXPECT_EQ(KILN_ABI_VERSION_1_6, 0x00010006u);
-  EXPECT_EQ(KILN_ABI_VERSION_1_7, KILN_ABI_VERSION);
+  EXPECT_EQ(KILN_ABI_VERSION_1_7, 0x00010007u);
+  EXPECT_EQ(KILN_ABI_VERSION_1_8, KILN_ABI_VERSION);
   EXPECT_EQ(KILN_ABI_VERSION_GET_MAJOR(KILN_ABI_VERSION), 1u);
-  EXPECT_EQ(KILN_ABI_VERSION_GET_MINOR(KILN_ABI_VERSION), 7u);
+  EXPECT_EQ(KILN_ABI_VERSION_GET_MINOR(KILN_ABI_VERSION), 8u);
   EXPECT_EQ(KILN_ABI_VERSION_GET_MAJOR(KILN_MAKE_ABI_VERSION(2, 7)), 2u);
   EXPECT_EQ(KILN_ABI_VERSION_GET_MINOR(KILN_MAKE_ABI_VERSION(2, 7)), 7u);
   EXPECT_STREQ(KILN_PLUGIN_ENTRY_SYMBOL, "kiln_plugin_entry");

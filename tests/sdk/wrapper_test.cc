@@ -7,9 +7,11 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <map>
 #include <memory>
 #include <new>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -33,6 +35,10 @@ struct KilnGraph {
 };
 struct KilnPassContext {
   std::map<std::string, int64_t> counters;
+};
+struct KilnValue {
+  KilnTensorView aligned;  // what value_constant_data shows
+  KilnTensorView stored;   // what value_constant_bytes shows
 };
 struct KilnKernelContext {
   KilnTensorView input;
@@ -128,6 +134,8 @@ KilnStatus* NodeSetAttrInt(KilnNode* n, const char* name, int64_t value) {
 }
 void PassAddCounter(KilnPassContext* c, const char* name, int64_t delta) { c->counters[name] += delta; }
 
+const KilnTensorView* ValueConstantData(KilnValue* v) { return &v->aligned; }
+const KilnTensorView* ValueConstantBytes(KilnValue* v) { return &v->stored; }
 const KilnTensorView* KernelInput(KilnKernelContext* c, size_t i) { return i == 0 ? &c->input : nullptr; }
 KilnStatus* KernelAllocOutput(KilnKernelContext* c, size_t index, int32_t elem_type, size_t rank,
                               const int64_t* dims, KilnTensorView** out) {
@@ -169,6 +177,8 @@ KilnHostApi MakeHost() {
   h.node_set_attr_int = NodeSetAttrInt;
   h.pass_add_counter = PassAddCounter;
   h.kernel_input = KernelInput;
+  h.value_constant_data = ValueConstantData;
+  h.value_constant_bytes = ValueConstantBytes;
   h.kernel_alloc_output = KernelAllocOutput;
   return h;
 }
@@ -405,6 +415,45 @@ TEST_F(WrapperTest, SlotsAfter1_0FailCleanlyOnAnOlderHost) {
     EXPECT_NE(std::string(e.what()).find("node_subgraph_count"), std::string::npos) << e.what();
   }
   EXPECT_EQ(sdk::NegotiatedAbiVersion(), KILN_ABI_VERSION_1_0);
+}
+
+// ABI 1.8: a constant's stored bytes may sit at any address; StoredTensor copies elements out of them, checks the
+// type and the range, and on an older host shows ConstantData's bytes instead.
+TEST_F(WrapperTest, StoredBytesAreReadByCopyingOutOfAnyAddress) {
+  const float values[5] = {1.5f, -2.f, 3.25f, 0.f, 7.f};
+  alignas(8) unsigned char file[sizeof values + 1];
+  std::memcpy(file + 1, values, sizeof values);  // one byte past an aligned address, as a weight in a file can be
+  const int64_t dims[] = {5};
+  KilnValue v{{sizeof(KilnTensorView), KILN_ELEM_FLOAT, 1, dims, const_cast<float*>(values), sizeof values},
+              {sizeof(KilnTensorView), KILN_ELEM_FLOAT, 1, dims, file + 1, sizeof values}};
+  sdk::StoredTensor t = sdk::Value(&v).ConstantBytes();
+  ASSERT_TRUE(t);
+  EXPECT_EQ(t.Bytes().data(), reinterpret_cast<const std::byte*>(file + 1));
+  EXPECT_EQ(t.ElementCount(), 5);
+  float got[3];
+  t.CopyTo(1, std::span<float>(got));
+  EXPECT_EQ(got[0], -2.f);
+  EXPECT_EQ(got[1], 3.25f);
+  EXPECT_EQ(got[2], 0.f);
+  EXPECT_EQ(t.At<float>(4), 7.f);
+  try {
+    (void)t.At<int32_t>(0);
+    FAIL() << "a float tensor read as int32";
+  } catch (const sdk::Error& e) {
+    EXPECT_EQ(e.code(), KILN_STATUS_INVALID_ARGUMENT);
+  }
+  try {
+    t.CopyTo(3, std::span<float>(got));
+    FAIL() << "elements 3..6 of 5";
+  } catch (const sdk::Error& e) {
+    EXPECT_EQ(e.code(), KILN_STATUS_OUT_OF_RANGE);
+  }
+
+  host_.struct_size = KILN_STRUCT_SIZE_UNTIL(KilnHostApi, target_storage_shape);  // a 1.7 host
+  host_.abi_version = KILN_ABI_VERSION_1_7;
+  sdk::StoredTensor older = sdk::Value(&v).ConstantBytes();
+  EXPECT_EQ(older.Bytes().data(), reinterpret_cast<const std::byte*>(values));
+  EXPECT_EQ(older.At<float>(2), 3.25f);
 }
 
 }  // namespace

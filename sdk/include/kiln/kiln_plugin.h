@@ -60,6 +60,8 @@
  *        a target's format (GE's StorageShape: NC1HWC0 of an NCHW value is N, C1, H, W, C0).
  *   1.7  deferred target descriptions: KilnTargetInfo.describe, so a plugin reading its targets from files
  *        registers their names and reads a file only when its target is first used or listed.
+ *   1.8  value_constant_bytes: a constant's bytes where the host keeps them, never copied (a weight borrowed from
+ *        the model file may be misaligned for its type; value_constant_data copies such a weight once to align it).
  *
  * This header compiles as C99 and as C++.
  */
@@ -78,7 +80,7 @@ extern "C" {
  * ------------------------------------------------------------------------------------------------------------- */
 
 #define KILN_ABI_VERSION_MAJOR 1
-#define KILN_ABI_VERSION_MINOR 7
+#define KILN_ABI_VERSION_MINOR 8
 /* Casts that C++ code compiled with -Wold-style-cast also accepts. */
 #ifdef __cplusplus
 #define KILN_U32_(x) static_cast<uint32_t>(x)
@@ -102,6 +104,7 @@ extern "C" {
 #define KILN_ABI_VERSION_1_5 KILN_MAKE_ABI_VERSION(1, 5)
 #define KILN_ABI_VERSION_1_6 KILN_MAKE_ABI_VERSION(1, 6)
 #define KILN_ABI_VERSION_1_7 KILN_MAKE_ABI_VERSION(1, 7)
+#define KILN_ABI_VERSION_1_8 KILN_MAKE_ABI_VERSION(1, 8)
 
 /** The name of the entry symbol, for the loader. */
 #define KILN_PLUGIN_ENTRY_SYMBOL "kiln_plugin_entry"

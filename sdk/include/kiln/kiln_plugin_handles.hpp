@@ -224,6 +224,43 @@ class TensorView {
   const KilnTensorView* v_ = nullptr;
 };
 
+// A constant's bytes where the host keeps them (Value::ConstantBytes, ABI 1.8), never copied. A weight borrowed from
+// the model file sits wherever the file put it, so its elements are copied out (CopyTo, At) and never read through a
+// typed pointer, which is why this type has no Values<T>().
+class StoredTensor : private TensorView {
+ public:
+  StoredTensor() = default;
+  explicit StoredTensor(const KilnTensorView* v) : TensorView(v) {}
+  using TensorView::operator bool;
+  using TensorView::raw;
+  using TensorView::ElemType;
+  using TensorView::Rank;
+  using TensorView::Dims;
+  using TensorView::ByteSize;
+  using TensorView::ElementCount;
+  std::span<const std::byte> Bytes() const {
+    return {static_cast<const std::byte*>(v_->data), static_cast<size_t>(v_->byte_size)};
+  }
+  // Elements [first, first + out.size()) into out; throws when T does not match the element type, or past the end.
+  template <class T>
+  void CopyTo(size_t first, std::span<T> out) const {
+    static_assert(std::is_trivially_copyable_v<T>);
+    CheckType<T>();
+    const size_t count = static_cast<size_t>(v_->byte_size / sizeof(T));
+    if (first > count || out.size() > count - first)
+      throw Error("elements " + std::to_string(first) + ".." + std::to_string(first + out.size()) +
+                      " of a tensor of " + std::to_string(count),
+                  KILN_STATUS_OUT_OF_RANGE);
+    if (!out.empty()) std::memcpy(out.data(), static_cast<const std::byte*>(v_->data) + first * sizeof(T), out.size_bytes());
+  }
+  template <class T>
+  T At(size_t i) const {
+    T x{};
+    CopyTo(i, std::span<T>(&x, 1));
+    return x;
+  }
+};
+
 // A tensor the plugin fills: a kernel output or a new constant.
 class MutableTensor : public TensorView {
  public:
@@ -416,7 +453,17 @@ class Value {
   bool IsGraphInput() const { return Host().value_is_graph_input(v_) != 0; }
   bool IsGraphOutput() const { return Host().value_is_graph_output(v_) != 0; }
   bool IsConstant() const { return Host().value_is_constant(v_) != 0; }
+  // The constant's elements, aligned for their type: a misaligned weight of the model file is copied once, the
+  // first time anything asks. Empty when not a constant.
   TensorView ConstantData() const { return TensorView(Host().value_constant_data(v_)); }
+  // ABI 1.8: the constant's bytes where the host keeps them, never copied (StoredTensor); a pass that reads a large
+  // weight once, to replace it, reads it here. On an older host, the bytes of ConstantData.
+  StoredTensor ConstantBytes() const {
+    const KilnHostApi& h = Host();
+    if (KILN_HOST_HAS(&h, value_constant_bytes) && h.value_constant_bytes != nullptr)
+      return StoredTensor(h.value_constant_bytes(v_));
+    return StoredTensor(h.value_constant_data(v_));
+  }
   void SetTensorType(int32_t elem_type, const std::optional<TensorShape>& shape) const {
     detail::ShapeArrays a(shape);
     Check(Host().value_set_tensor_type(v_, elem_type, a.rank, a.dims.data(), a.symbols.data()));

@@ -444,6 +444,15 @@ struct KilnHostApi {
       target; FAILED_PRECONDITION when the active target does not describe storage shapes. */
   KilnStatus* (*target_storage_shape)(KilnValue* value, const char* format, int64_t* out_dims, size_t capacity,
                                       size_t* out_rank);
+
+  /* ----- since 1.8 ----- */
+  /** A read-only view of a constant's bytes where the host keeps them, never copied: a weight borrowed from the
+      model file's mapping sits wherever the file put it, so `data` may be misaligned for elem_type. Read its
+      elements with memcpy, never through a typed pointer. value_constant_data gives the same bytes aligned, copying
+      such a weight once (for as long as the model lives) the first time anything asks; a pass that reads a large
+      weight once, to replace it, reads it here instead. String tensors: as value_constant_data. NULL when value is
+      not a constant. */
+  const KilnTensorView* (*value_constant_bytes)(KilnValue* value);
 };
 
 #endif /* KILN_PLUGIN_HOST_API_H_ */
