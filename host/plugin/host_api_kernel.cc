@@ -124,7 +124,10 @@ int32_t KernelInputKind(KilnKernelContext* c, size_t i) {
 const KilnTensorView* KernelInput(KilnKernelContext* c, size_t i) {
   return GuardedValue<const KilnTensorView*>(nullptr, [&]() -> const KilnTensorView* {
     const RtValue* v = InputOf(c, i);
-    return v && v->is_tensor() ? CallFrame::Current().View(v->tensor) : nullptr;
+    if (!v || !v->is_tensor()) return nullptr;
+    // A weight the file holds misaligned is copied to be aligned only for a kernel that needs it so.
+    return CallFrame::Current().View(v->tensor,
+                                     c->any_alignment ? CallFrame::Bytes::kStored : CallFrame::Bytes::kAligned);
   });
 }
 

@@ -43,6 +43,7 @@ KernelFn MakePluginKernelFn(std::shared_ptr<PluginKernelBinding> binding) {
     KilnKernelContext ctx;
     ctx.call = &call;
     ctx.outputs.resize(call.num_outputs());
+    ctx.any_alignment = binding->any_alignment;
     CallFrame frame(binding->services);
     KilnStatus* status = StatusOf("the kernel", [&] { return binding->compute(binding->user_data, &ctx); });
     if (status != nullptr) {

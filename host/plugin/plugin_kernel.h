@@ -24,6 +24,7 @@ struct PluginKernelBinding {
   KilnKernelComputeFn compute = nullptr;
   void* user_data = nullptr;
   bool thread_safe = false;  // KILN_KERNEL_THREAD_SAFE: otherwise calls are serialised
+  bool any_alignment = false;  // KILN_KERNEL_ANY_ALIGNMENT (1.8): inputs are viewed where they are stored
   std::mutex mu;
   const HostServices* services = nullptr;  // for node_compute from inside a kernel
 };
@@ -45,4 +46,5 @@ struct KilnKernelContext {
   };
   kiln::KernelCall* call = nullptr;
   std::vector<Output> outputs;
+  bool any_alignment = false;  // the kernel's KILN_KERNEL_ANY_ALIGNMENT: kernel_input shows stored bytes
 };

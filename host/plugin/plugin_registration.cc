@@ -188,6 +188,8 @@ void PendingRegistration::AddKernel(const KilnKernelInfo* info) {
   binding->compute = info->compute;
   binding->user_data = info->user_data;
   binding->thread_safe = (info->flags & KILN_KERNEL_THREAD_SAFE) != 0;
+  binding->any_alignment =
+      plugin_.negotiated_version >= KILN_ABI_VERSION_1_8 && (info->flags & KILN_KERNEL_ANY_ALIGNMENT) != 0;
   binding->services = services_;
   k.def.fn = MakePluginKernelFn(binding);
   k.detail = "opset " + std::to_string(k.def.since) +

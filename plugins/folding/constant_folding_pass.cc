@@ -110,7 +110,7 @@ void ConstantFoldingPass::Run(sdk::PassContext& ctx, sdk::Node node) {
   for (size_t i = 0; i < inputs.size(); ++i) {
     sdk::Value in = node.Input(i);
     if (!in) continue;
-    inputs[i] = ConstOrPotential(in);
+    inputs[i] = ComputeInputOf(in);
     if (!inputs[i]) return;
   }
 

@@ -60,6 +60,14 @@ inline sdk::TensorView ConstOrPotential(const sdk::Value& v) {
   return {};
 }
 
+// The view Node::Compute takes for v: a constant's bytes where the host keeps them (ABI 1.8: the host aligns them
+// only for a kernel that needs it, so a weight the file holds misaligned is transposed without a copy first), or a
+// potential constant's data; null otherwise.
+inline sdk::TensorView ComputeInputOf(const sdk::Value& v) {
+  if (v && v.IsConstant()) return v.ConstantBytes().ForCompute();
+  return ConstOrPotential(v);
+}
+
 inline int64_t ElemBytes(int32_t elem_type) {
   switch (elem_type) {
     case KILN_ELEM_COMPLEX128: return 16;

@@ -301,20 +301,24 @@ void AddFloatIo(onnx::ValueInfoProto* v, const std::string& name, const std::vec
   for (int64_t d : dims) tt->mutable_shape()->add_dim()->set_dim_value(d);
 }
 
-// The bytes of a model whose first two initializers' raw data sit at offsets that are not a multiple of 4 (protobuf
-// puts raw_data anywhere): build(pad0, pad1) makes the model with those initializers' names padded by pad0 and pad1
-// characters, tried until both land misaligned. Written to a file of its own; returns its path.
-std::string WriteMisalignedModel(const std::string& file, const std::function<onnx::ModelProto(int, int)>& build) {
+// The bytes of a model whose first `count` initializers' raw data all sit at offsets that are not a multiple of 4
+// (protobuf puts raw_data anywhere): build(pads) makes the model with those initializers' names padded by pads[i]
+// characters, tried until every one lands misaligned. Written to a file of its own; returns its path ("" if no
+// padding works).
+std::string WriteMisalignedModel(const std::string& file, size_t count,
+                                 const std::function<onnx::ModelProto(const std::vector<int>&)>& build) {
   std::string bytes;
-  for (int pad0 = 0; pad0 < 4 && bytes.empty(); ++pad0) {
-    for (int pad1 = 0; pad1 < 4 && bytes.empty(); ++pad1) {
-      onnx::ModelProto m = build(pad0, pad1);
-      std::string candidate = m.SerializeAsString();
-      auto offset_of = [&](const onnx::TensorProto& t) { return candidate.find(t.raw_data().substr(0, 64)); };
-      size_t o0 = offset_of(m.graph().initializer(0)), o1 = offset_of(m.graph().initializer(1));
-      if (o0 != std::string::npos && o1 != std::string::npos && o0 % 4 != 0 && o1 % 4 != 0)
-        bytes = std::move(candidate);
+  std::vector<int> pads(count, 0);
+  for (size_t tries = 0; tries < (size_t{1} << (2 * count)) && bytes.empty(); ++tries) {
+    for (size_t i = 0; i < count; ++i) pads[i] = static_cast<int>((tries >> (2 * i)) & 3);
+    onnx::ModelProto m = build(pads);
+    std::string candidate = m.SerializeAsString();
+    bool all = true;
+    for (size_t i = 0; i < count; ++i) {
+      size_t at = candidate.find(m.graph().initializer(static_cast<int>(i)).raw_data().substr(0, 64));
+      all = all && at != std::string::npos && at % 4 != 0;
     }
+    if (all) bytes = std::move(candidate);
   }
   if (bytes.empty()) return "";
   fs::path dir = fs::temp_directory_path() / ("kiln_api_test_" + std::to_string(::getpid()));
@@ -332,23 +336,27 @@ onnx::ModelProto ReadModelProto(const std::string& path) {
 }
 
 // Weights at offsets their element type is not aligned to are borrowed from the file; a compile copies one,
-// aligned, only when a pass reads it typed: here the Transpose that constant folding computes, not the MatMul
-// weight that no pass needs to read (ConstantFoldingPass's test of every input for constness, and CSE's hash of
-// every constant, each copied all of them).
-TEST(ApiSession, AMisalignedWeightIsCopiedOnlyWhereAPassReadsIt) {
-  const std::string path = WriteMisalignedModel("misaligned.onnx", [](int pad_w, int pad_t) {
+// aligned, only when a kernel reads it typed: here the Neg that constant folding computes. Not the MatMul weight
+// that no pass needs to read (ConstantFoldingPass's test of every input for constness, and CSE's hash of every
+// constant, each copied all of them), nor the weight it transposes (Transpose takes any address, ABI 1.8).
+TEST(ApiSession, AMisalignedWeightIsCopiedOnlyWhereAKernelReadsItTyped) {
+  const std::string path = WriteMisalignedModel("misaligned.onnx", 3, [](const std::vector<int>& pads) {
     onnx::ModelProto m;
     m.set_ir_version(8);
     m.add_opset_import()->set_version(17);
     auto* g = m.mutable_graph();
     g->set_name("misaligned");
-    const std::string w = "W" + std::string(static_cast<size_t>(pad_w), 'w');
-    const std::string t = "T" + std::string(static_cast<size_t>(pad_t), 't');
+    const std::string w = "W" + std::string(static_cast<size_t>(pads[0]), 'w');
+    const std::string t = "T" + std::string(static_cast<size_t>(pads[1]), 't');
+    const std::string n = "N" + std::string(static_cast<size_t>(pads[2]), 'n');
     AddRawWeight(g, w, {256, 64}, 0.5f);  // 64 kB, read by nothing at compile time
     AddRawWeight(g, t, {32, 64}, -3.f);   // 8 kB, transposed by constant folding
+    AddRawWeight(g, n, {64, 32}, 2.f);    // 8 kB, negated by constant folding
     AddNode(g, "MatMul", {"x", w}, "y");
     AddNode(g, "Transpose", {t}, "tt");
-    AddNode(g, "MatMul", {"y", "tt"}, "z");
+    AddNode(g, "Neg", {n}, "nn");
+    AddNode(g, "Add", {"tt", "nn"}, "s");
+    AddNode(g, "MatMul", {"y", "s"}, "z");
     AddFloatIo(g->add_input(), "x", {1, 256});
     AddFloatIo(g->add_output(), "z", {1, 32});
     return m;
@@ -360,18 +368,28 @@ TEST(ApiSession, AMisalignedWeightIsCopiedOnlyWhereAPassReadsIt) {
   BuildResult r;
   Status s = session->BuildModel(path, {{"oo.level", "O2"}}, &r);
   ASSERT_TRUE(s.ok()) << s.ToString();
-  EXPECT_EQ(Buffer::AlignedCopyBytes() - before, 32u * 64u * 4u) << "only the transposed weight is read typed";
-  // The borrowed weight is written out as it was read.
+  EXPECT_EQ(Buffer::AlignedCopyBytes() - before, 64u * 32u * 4u) << "only the negated weight is read typed";
   onnx::ModelProto out;
   ASSERT_TRUE(out.ParseFromString(r.model_bytes));
   onnx::ModelProto in = ReadModelProto(path);
+  // The borrowed weight is written out as it was read; the folded one is T transposed minus N.
+  std::vector<float> t(32 * 64), n(64 * 32), folded;
+  std::memcpy(t.data(), in.graph().initializer(1).raw_data().data(), t.size() * sizeof(float));
+  std::memcpy(n.data(), in.graph().initializer(2).raw_data().data(), n.size() * sizeof(float));
   bool found = false;
-  for (const auto& init : out.graph().initializer())
+  for (const auto& init : out.graph().initializer()) {
     if (init.name() == in.graph().initializer(0).name()) {
       found = true;
       EXPECT_EQ(init.raw_data(), in.graph().initializer(0).raw_data());
+    } else if (init.raw_data().size() == 64 * 32 * sizeof(float)) {
+      folded.resize(64 * 32);
+      std::memcpy(folded.data(), init.raw_data().data(), init.raw_data().size());
     }
+  }
   EXPECT_TRUE(found);
+  ASSERT_EQ(folded.size(), 64u * 32u) << "the Transpose, Neg and Add folded into one constant";
+  for (size_t i = 0; i < 64; ++i)
+    for (size_t j = 0; j < 32; ++j) ASSERT_EQ(folded[i * 32 + j], t[j * 64 + i] - n[i * 32 + j]) << i << "," << j;
   fs::remove(path);
 }
 
@@ -380,21 +398,20 @@ TEST(ApiSession, AMisalignedWeightIsCopiedOnlyWhereAPassReadsIt) {
 // and the folded weights are the weights times scale / sqrt(var + epsilon) all the same.
 TEST(ApiSession, FoldingABatchNormReadsMisalignedConvWeightsWithoutCopyingThem) {
   constexpr int64_t kOut = 16, kIn = 8, kK = 3;  // 4.5 kB of weights: a window onto the file, not the arena
-  const std::string path = WriteMisalignedModel("misaligned_conv.onnx", [](int pad_w, int pad_b) {
+  const std::string path = WriteMisalignedModel("misaligned_conv.onnx", 1, [](const std::vector<int>& pads) {
     onnx::ModelProto m;
     m.set_ir_version(8);
     m.add_opset_import()->set_version(17);
     auto* g = m.mutable_graph();
     g->set_name("misaligned_conv");
-    const std::string w = "W" + std::string(static_cast<size_t>(pad_w), 'w');
-    const std::string b = "B" + std::string(static_cast<size_t>(pad_b), 'b');
+    const std::string w = "W" + std::string(static_cast<size_t>(pads[0]), 'w');
     AddRawWeight(g, w, {kOut, kIn, kK, kK}, -0.25f);
-    AddRawWeight(g, b, {kOut}, 0.1f);
+    AddRawWeight(g, "B", {kOut}, 0.1f);
     AddRawWeight(g, "scale", {kOut}, 0.5f);
     AddRawWeight(g, "shift", {kOut}, -1.f);
     AddRawWeight(g, "mean", {kOut}, 0.2f);
     AddRawWeight(g, "var", {kOut}, 1.5f);
-    AddNode(g, "Conv", {"x", w, b}, "c");
+    AddNode(g, "Conv", {"x", w, "B"}, "c");
     AddNode(g, "BatchNormalization", {"c", "scale", "shift", "mean", "var"}, "y");
     AddNode(g, "Relu", {"y"}, "r");  // the pass leaves a BatchNormalization whose output is the graph's alone
     AddFloatIo(g->add_input(), "x", {1, kIn, 8, 8});

@@ -1,9 +1,11 @@
 // StridedCopy (plugins/kernels/core/tensor_util.h), the copy behind Transpose, Slice and Expand: every path
 // (contiguous rows, broadcast rows, strided rows, and the block-by-block transpose) against an element-by-element
-// reference, on shapes that are not multiples of the block size.
+// reference, on shapes that are not multiples of the block size, from aligned and misaligned sources.
 #include <gtest/gtest.h>
 
+#include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <numeric>
 #include <vector>
 
@@ -52,11 +54,18 @@ std::vector<uint32_t> Iota(int64_t n) {
   return v;
 }
 
+// The copy from src's own bytes, and from a copy of them one byte past an aligned address, as a weight can sit in a
+// model file (Transpose takes such bytes as they are: KILN_KERNEL_ANY_ALIGNMENT).
 void ExpectCopyMatches(const std::vector<uint32_t>& src, int64_t offset, const Dims& dims, const Dims& strides) {
   std::vector<uint32_t> expected = Reference(src, offset, dims, strides);
   std::vector<uint32_t> got(expected.size(), 0);
-  StridedCopy(src.data(), offset, dims, strides, got.data());
+  StridedCopy(reinterpret_cast<const std::byte*>(src.data()), offset, dims, strides, got.data());
   EXPECT_EQ(got, expected);
+  std::vector<std::byte> shifted(src.size() * sizeof(uint32_t) + 1);
+  std::memcpy(shifted.data() + 1, src.data(), src.size() * sizeof(uint32_t));
+  std::vector<uint32_t> got_shifted(expected.size(), 0);
+  StridedCopy(shifted.data() + 1, offset, dims, strides, got_shifted.data());
+  EXPECT_EQ(got_shifted, expected) << "from a misaligned source";
 }
 
 TEST(StridedCopy, TransposesMatchTheReferenceAcrossBlockEdges) {

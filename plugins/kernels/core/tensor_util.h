@@ -27,6 +27,9 @@ namespace kiln::kernels::tx {
 // The kernels of tensor/, index/, sequence/, text/ and random/ keep no state: the host may run them on several
 // threads at once.
 inline constexpr uint32_t kThreadSafe = KILN_KERNEL_THREAD_SAFE;
+// A kernel whose only tensor input is read through LoadAt (StridedCopy): the host may hand it a weight where the
+// model file keeps it, misaligned, instead of copying it to be aligned (ABI 1.8).
+inline constexpr uint32_t kAnyAlignment = KILN_KERNEL_ANY_ALIGNMENT;
 
 // Sixteen raw bytes (complex128).
 struct Bytes16 {
@@ -57,6 +60,17 @@ decltype(auto) DispatchRaw(int32_t elem, Fn&& fn) {
 template <typename U>
 const U* RawIn(const sdk::TensorView& t) {
   return static_cast<const U*>(t.Data());
+}
+
+// The input's bytes, for the readers that take any address (StridedCopy).
+inline const std::byte* RawBytesIn(const sdk::TensorView& t) { return static_cast<const std::byte*>(t.Data()); }
+
+// Element i of src, which may sit at any address: copied out, which compilers turn into one load.
+template <typename U>
+U LoadAt(const std::byte* src, int64_t i) {
+  U v;
+  std::memcpy(&v, src + i * static_cast<int64_t>(sizeof(U)), sizeof(U));
+  return v;
 }
 
 // Typed element pointers for a type already dispatched on (works for half/bfloat16, which the SDK's
@@ -217,22 +231,21 @@ namespace detail {
 // VM: 4096 x 4096 142 ms row by row, 38-42 ms in 16 x 8 blocks, 42-62 in 64 x 16; 4096 x 11008 392, 110, 110 ms;
 // 768 x 768 0.9-1.3 ms in 16 x 8 blocks, 1.1-1.6 in 64 x 16.
 template <typename U>
-void TiledCopy(const U* src, int64_t offset, const std::vector<int64_t>& dims, const std::vector<int64_t>& strides,
-               size_t k, U* dst) {
+void TiledCopy(const std::byte* src, int64_t offset, const std::vector<int64_t>& dims,
+               const std::vector<int64_t>& strides, size_t k, U* dst) {
   constexpr int64_t kRows = 16, kCols = 8;
   const size_t r = dims.size();
   std::vector<int64_t> dst_strides(r, 1);
   for (size_t i = r - 1; i-- > 0;) dst_strides[i] = dst_strides[i + 1] * dims[i + 1];
   const int64_t rows = dims[k], row_step = dst_strides[k], cols = dims[r - 1], step = strides[r - 1];
-  auto plane = [&](const U* from, U* to) {
+  auto plane = [&](int64_t from, U* to) {
     for (int64_t a0 = 0; a0 < rows; a0 += kRows) {
       const int64_t a1 = std::min(a0 + kRows, rows);
       for (int64_t b0 = 0; b0 < cols; b0 += kCols) {
         const int64_t b1 = std::min(b0 + kCols, cols);
         for (int64_t a = a0; a < a1; ++a) {
-          const U* s = from + a;
           U* d = to + a * row_step;
-          for (int64_t b = b0; b < b1; ++b) d[b] = s[b * step];
+          for (int64_t b = b0; b < b1; ++b) d[b] = LoadAt<U>(src, from + a + b * step);
         }
       }
     }
@@ -244,7 +257,7 @@ void TiledCopy(const U* src, int64_t offset, const std::vector<int64_t>& dims, c
   std::vector<int64_t> counter(outer.size(), 0);
   int64_t src_at = offset, dst_at = 0;
   for (bool more = true; more;) {
-    plane(src + src_at, dst + dst_at);
+    plane(src_at, dst + dst_at);
     more = false;
     for (size_t i = outer.size(); i-- > 0 && !more;) {
       const size_t dim = outer[i];
@@ -265,10 +278,11 @@ void TiledCopy(const U* src, int64_t offset, const std::vector<int64_t>& dims, c
 
 // Copies a strided view of src (element offset `offset`, per-dimension strides, possibly negative or zero) into
 // the dense row-major dst of shape dims. The innermost dimension runs as a tight loop, or, when it is strided in
-// the source and another dimension is contiguous there (a transpose), the copy goes block by block.
+// the source and another dimension is contiguous there (a transpose), the copy goes block by block. src may sit at
+// any address (its elements are copied out: LoadAt), so a kernel built on this may take KILN_KERNEL_ANY_ALIGNMENT.
 template <typename U>
-void StridedCopy(const U* src, int64_t offset, std::span<const int64_t> in_dims, std::span<const int64_t> in_strides,
-                 U* dst) {
+void StridedCopy(const std::byte* src, int64_t offset, std::span<const int64_t> in_dims,
+                 std::span<const int64_t> in_strides, U* dst) {
   const int64_t total = NumElements(in_dims);
   if (total == 0) return;
   // Drop unit dims and merge neighbours that are contiguous in the source.
@@ -285,7 +299,7 @@ void StridedCopy(const U* src, int64_t offset, std::span<const int64_t> in_dims,
   }
   const size_t r = dims.size();
   if (r == 0) {
-    dst[0] = src[offset];
+    dst[0] = LoadAt<U>(src, offset);
     return;
   }
   const int64_t inner = dims[r - 1], step = strides[r - 1];
@@ -296,13 +310,12 @@ void StridedCopy(const U* src, int64_t offset, std::span<const int64_t> in_dims,
   std::vector<int64_t> counter(r, 0);
   int64_t off = offset;
   for (int64_t done = 0; done < total; done += inner) {
-    const U* s = src + off;
     if (step == 1)
-      std::copy(s, s + inner, dst);
+      std::memcpy(dst, src + off * static_cast<int64_t>(sizeof(U)), static_cast<size_t>(inner) * sizeof(U));
     else if (step == 0)
-      std::fill(dst, dst + inner, *s);
+      std::fill(dst, dst + inner, LoadAt<U>(src, off));
     else
-      for (int64_t j = 0; j < inner; ++j) dst[j] = s[j * step];
+      for (int64_t j = 0; j < inner; ++j) dst[j] = LoadAt<U>(src, off + j * step);
     dst += inner;
     for (size_t i = r - 1; i-- > 0;) {
       off += strides[i];

@@ -58,7 +58,7 @@ void SliceKernel(sdk::KernelContext& ctx) {
   }
   DispatchRaw(x.ElemType(), [&]<typename U>() {
     RawOut<U> out(ctx.AllocOutput(0, x.ElemType(), out_dims));
-    StridedCopy(RawIn<U>(x), offset, out_dims, strides, out.data());
+    StridedCopy(RawBytesIn(x), offset, out_dims, strides, out.data());
     out.Commit();
   });
 }

@@ -53,7 +53,7 @@ void ExpandKernel(sdk::KernelContext& ctx) {
     if (in_dims[a] == 1) strides[a] = 0;
   DispatchRaw(x.ElemType(), [&]<typename U>() {
     RawOut<U> out(ctx.AllocOutput(0, x.ElemType(), out_dims));
-    StridedCopy(RawIn<U>(x), 0, out_dims, strides, out.data());
+    StridedCopy(RawBytesIn(x), 0, out_dims, strides, out.data());
     out.Commit();
   });
 }

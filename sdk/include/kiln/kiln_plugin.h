@@ -61,7 +61,9 @@
  *   1.7  deferred target descriptions: KilnTargetInfo.describe, so a plugin reading its targets from files
  *        registers their names and reads a file only when its target is first used or listed.
  *   1.8  value_constant_bytes: a constant's bytes where the host keeps them, never copied (a weight borrowed from
- *        the model file may be misaligned for its type; value_constant_data copies such a weight once to align it).
+ *        the model file may be misaligned for its type; value_constant_data copies such a weight once to align it),
+ *        and KILN_KERNEL_ANY_ALIGNMENT, a kernel that takes such bytes as they are (node_compute's inputs may sit
+ *        at any address).
  *
  * This header compiles as C99 and as C++.
  */
@@ -216,7 +218,11 @@ enum { KILN_OPTION_SCOPE_CLI = 1, KILN_OPTION_SCOPE_SESSION = 2, KILN_OPTION_SCO
 /** KilnKernelInfo.flags bits. */
 enum {
   KILN_KERNEL_NONDETERMINISTIC = 1, /**< results vary between runs (random ops): never used for folding */
-  KILN_KERNEL_THREAD_SAFE = 2       /**< compute may run on several threads at once (else one at a time) */
+  KILN_KERNEL_THREAD_SAFE = 2,      /**< compute may run on several threads at once (else one at a time) */
+  /** since 1.8: compute copies its inputs' elements out wherever they sit (memcpy, data movement), so the host may
+      hand it a constant's stored bytes (value_constant_bytes), misaligned for their type, instead of an aligned
+      copy. Without it every input view is aligned for its element type. */
+  KILN_KERNEL_ANY_ALIGNMENT = 4
 };
 
 /** node_compute flags bits. */

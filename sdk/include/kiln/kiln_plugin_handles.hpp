@@ -259,6 +259,9 @@ class StoredTensor : private TensorView {
     CopyTo(i, std::span<T>(&x, 1));
     return x;
   }
+  // The view to hand back to the host as a Node::Compute input: the host finds its tensor by it, and gives each
+  // kernel the bytes aligned unless the kernel takes any address (KILN_KERNEL_ANY_ALIGNMENT).
+  TensorView ForCompute() const { return TensorView(v_); }
 };
 
 // A tensor the plugin fills: a kernel output or a new constant.

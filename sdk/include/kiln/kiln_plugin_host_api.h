@@ -176,7 +176,9 @@ struct KilnHostApi {
   /* ----- Computing through the kernel levels (plugin kernels, then the host's built-ins) ----- */
   /** Computes node's outputs. inputs: one view per input slot (NULL for an empty one); inputs NULL = use the
       node's constant inputs (FAILED_PRECONDITION if one is not constant). flags: KILN_COMPUTE_* bits.
-      UNSUPPORTED when no kernel handles the case. */
+      UNSUPPORTED when no kernel handles the case. A view the host gave (value_constant_data, value_constant_bytes,
+      a result) stands for its tensor, unread; its data may sit at any address (1.8): a kernel gets it aligned
+      unless it is flagged KILN_KERNEL_ANY_ALIGNMENT. */
   KilnStatus* (*node_compute)(KilnNode* node, const KilnTensorView* const* inputs, size_t input_count,
                               uint32_t flags, KilnComputeResult** out_result);
   size_t (*compute_result_output_count)(const KilnComputeResult* result);
