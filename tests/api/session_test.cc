@@ -328,6 +328,16 @@ std::string WriteMisalignedModel(const std::string& file, size_t count,
   return path;
 }
 
+// Builds `path` at `level` in a session of its own; returns the bytes that misaligned weights had copied to be
+// aligned meanwhile (Buffer::AlignedCopyBytes).
+uint64_t AlignedCopiesOfBuild(const std::string& path, const std::string& level, BuildResult* r) {
+  auto session = MakeSession({});
+  const uint64_t before = Buffer::AlignedCopyBytes();
+  Status s = session->BuildModel(path, {{"oo.level", level}}, r);
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  return Buffer::AlignedCopyBytes() - before;
+}
+
 onnx::ModelProto ReadModelProto(const std::string& path) {
   onnx::ModelProto m;
   std::ifstream in(path, std::ios::binary);
@@ -363,12 +373,8 @@ TEST(ApiSession, AMisalignedWeightIsCopiedOnlyWhereAKernelReadsItTyped) {
   });
   ASSERT_FALSE(path.empty());
 
-  auto session = MakeSession({});
-  const uint64_t before = Buffer::AlignedCopyBytes();
   BuildResult r;
-  Status s = session->BuildModel(path, {{"oo.level", "O2"}}, &r);
-  ASSERT_TRUE(s.ok()) << s.ToString();
-  EXPECT_EQ(Buffer::AlignedCopyBytes() - before, 64u * 32u * 4u) << "only the negated weight is read typed";
+  EXPECT_EQ(AlignedCopiesOfBuild(path, "O2", &r), 64u * 32u * 4u) << "only the negated weight is read typed";
   onnx::ModelProto out;
   ASSERT_TRUE(out.ParseFromString(r.model_bytes));
   onnx::ModelProto in = ReadModelProto(path);
@@ -420,12 +426,8 @@ TEST(ApiSession, FoldingABatchNormReadsMisalignedConvWeightsWithoutCopyingThem) 
   });
   ASSERT_FALSE(path.empty());
 
-  auto session = MakeSession({});
-  const uint64_t before = Buffer::AlignedCopyBytes();
   BuildResult r;
-  Status s = session->BuildModel(path, {{"oo.level", "O1"}}, &r);
-  ASSERT_TRUE(s.ok()) << s.ToString();
-  EXPECT_EQ(Buffer::AlignedCopyBytes() - before, 0u) << "the misaligned Conv weight was copied to be aligned";
+  EXPECT_EQ(AlignedCopiesOfBuild(path, "O1", &r), 0u) << "the misaligned Conv weight was copied to be aligned";
 
   onnx::ModelProto out;
   ASSERT_TRUE(out.ParseFromString(r.model_bytes));
