@@ -251,7 +251,8 @@ class StoredTensor : private TensorView {
       throw Error("elements " + std::to_string(first) + ".." + std::to_string(first + out.size()) +
                       " of a tensor of " + std::to_string(count),
                   KILN_STATUS_OUT_OF_RANGE);
-    if (!out.empty()) std::memcpy(out.data(), static_cast<const std::byte*>(v_->data) + first * sizeof(T), out.size_bytes());
+    if (out.empty()) return;
+    std::memcpy(out.data(), static_cast<const std::byte*>(v_->data) + first * sizeof(T), out.size_bytes());
   }
   template <class T>
   T At(size_t i) const {
