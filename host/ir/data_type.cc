@@ -23,6 +23,11 @@ size_t ElementSize(DataType t) {
   return i < kTypes.size() ? kTypes[i].size : 0;
 }
 
+size_t ElementAlignment(DataType t) {
+  const size_t elem = ElementSize(t);
+  return elem == 0 || elem > 8 ? 8 : elem;
+}
+
 std::string_view DataTypeName(DataType t) {
   auto i = static_cast<size_t>(t);
   return i < kTypes.size() ? kTypes[i].name : std::string_view("unknown");

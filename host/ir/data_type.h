@@ -31,6 +31,9 @@ enum class DataType : int32_t {
 
 // Bytes per element; 0 for kUndefined and kString (strings have no fixed width).
 size_t ElementSize(DataType t);
+// The alignment kernels may assume for t's elements: the element size up to 8 (complex128 too), 8 for types without
+// a fixed size. A weight whose bytes sit off it is copied before it is read typed (Buffer::AlignedSlice).
+size_t ElementAlignment(DataType t);
 // "float", "int64", ...: the names ONNX's text format uses.
 std::string_view DataTypeName(DataType t);
 // The type for an ONNX number, or nullopt when the number is not a known element type.

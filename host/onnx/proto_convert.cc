@@ -126,8 +126,7 @@ Tensor TensorFromProto(TensorProto&& p, ExternalDataReader* ext, const std::stri
         info->entries.emplace_back(e.key(), e.value());
       }
       if (ext == nullptr) throw ModelError(where + ": external data is not allowed here");
-      const size_t align = elem ? std::min<size_t>(elem, 8) : 8;
-      data = ext->Read(*info, elem ? *expected : 0, where, align);
+      data = ext->Read(*info, elem ? *expected : 0, where, ElementAlignment(type));
       storage = Tensor::Storage::kExternal;
     } else if (lent) {
       data = std::move(lent);  // raw_data borrowed from the model file (weight_split.h)

@@ -207,8 +207,7 @@ class Splitter {
 
   static size_t Alignment(int64_t data_type) {
     if (data_type <= 0 || data_type > std::numeric_limits<int32_t>::max()) return 8;
-    size_t elem = ElementSize(static_cast<DataType>(data_type));
-    return elem == 0 ? 8 : elem < 8 ? elem : 8;
+    return ElementAlignment(static_cast<DataType>(data_type));
   }
 
   std::shared_ptr<const Buffer> file_;
