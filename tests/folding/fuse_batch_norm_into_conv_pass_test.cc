@@ -4,6 +4,10 @@
 
 #include "folding_test_util.h"
 
+#include <cmath>
+#include <string>
+#include <vector>
+
 namespace kiln {
 namespace {
 
@@ -75,6 +79,46 @@ TEST(FuseBatchNormIntoConvPass, GivesABiasToAConvWithout) {
   EXPECT_EQ(ConstValues<float>(*m, conv->input(1)->name()),
             (std::vector<float>{2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2}));
   EXPECT_EQ(ConstValues<float>(*m, conv->input(2)->name()), (std::vector<float>{-1.5f, -3}));
+}
+
+// Each weight of every channel is its own product, rounded once from double, in the vectorised body and in the
+// remainder alike: 19 weights a channel (not a multiple of any vector width), distinct values, and factors that
+// are not exact in float.
+TEST(FuseBatchNormIntoConvPass, ScalesEveryWeightOfEveryChannelOnce) {
+  constexpr int kOut = 3, kPer = 19;
+  std::vector<float> w(kOut * kPer);
+  std::string literal;
+  for (size_t i = 0; i < w.size(); ++i) {
+    w[i] = static_cast<float>(i) * 0.37f - 5.f;
+    literal += (i ? ", " : "") + std::to_string(w[i]);
+    w[i] = std::stof(std::to_string(w[i]));  // what the text form holds
+  }
+  const float scale[kOut] = {0.7f, 1.3f, -2.1f}, var[kOut] = {0.3f, 2.f, 5.5f};
+  auto m = ParseModel(M(R"(g (float[1,19,2,2] x) => (float[1,3,2,2] y) {
+    w = Constant <value = float[3,19,1,1] {)" + literal + R"(}> ()
+    s = Constant <value = float[3] {0.7, 1.3, -2.1}> ()
+    sh = Constant <value = float[3] {0, 0, 0}> ()
+    mu = Constant <value = float[3] {0, 0, 0}> ()
+    v = Constant <value = float[3] {0.3, 2, 5.5}> ()
+    z = Conv(x, w)
+    t = BatchNormalization <epsilon = 0.001> (z, s, sh, mu, v)
+    y = Relu(t)
+  })"));
+  ASSERT_TRUE(m);
+  EXPECT_TRUE(RunPasses(*m, {kPass}).changed());
+  const Node* conv = nullptr;
+  for (const auto& n : m->graph().nodes())
+    if (!n->is_deleted() && n->op_type() == "Conv") conv = n.get();
+  ASSERT_NE(conv, nullptr);
+  const std::vector<float> got = ConstValues<float>(*m, conv->input(1)->name());
+  ASSERT_EQ(got.size(), w.size());
+  for (int c = 0; c < kOut; ++c) {
+    const double f = static_cast<double>(scale[c]) / std::sqrt(static_cast<double>(var[c]) + 0.001f);
+    for (int k = 0; k < kPer; ++k) {
+      const size_t i = static_cast<size_t>(c * kPer + k);
+      EXPECT_EQ(got[i], static_cast<float>(static_cast<double>(w[i]) * f)) << "channel " << c << ", weight " << k;
+    }
+  }
 }
 
 TEST(FuseBatchNormIntoConvPass, ChangesNothingOutsideTheInferenceConvForm) {
