@@ -72,6 +72,9 @@ TEST(StridedCopy, TransposesMatchTheReferenceAcrossBlockEdges) {
   const std::vector<std::pair<Dims, Dims>> cases = {
       {{33, 70}, {1, 0}},             // 2-D, neither side a multiple of the blocks
       {{16, 64}, {1, 0}},             // exact blocks (16 x 8)
+      {{128, 192}, {1, 0}},           // exact 64 x 64 blocks of 4 x 4 shuffles
+      {{130, 67}, {1, 0}},            // 64 x 64 blocks with 2 rows and 3 columns over, and rows not a multiple of 4
+      {{3, 66, 5, 70}, {0, 3, 1, 2}}, // 4 x 4 shuffles inside outer dimensions, with a remainder each way
       {{1, 45}, {1, 0}},              // a unit dimension merges away: a plain copy
       {{5, 37, 40}, {2, 0, 1}},       // the contiguous source dimension is the last output's neighbour
       {{3, 40, 7, 35}, {0, 3, 1, 2}}, // NCHW -> NHWC-like, with outer dimensions
