@@ -125,6 +125,7 @@ int RunCompile(const CompileArgs& a) {
   Progress progress;
   req.progress = [&](const std::string& stage, uint64_t v) { progress.Update(stage, v); };
 
+  flow.Prepare(resolved);  // passes may start reading their own files while the model loads
   LoadTimes times;
   times.started = std::chrono::steady_clock::now();
   auto model = LoadModel(a.model);

@@ -67,6 +67,8 @@ class CompileFlow {
 
   // Compiler::Resolve: level, pipeline file, options and plan.
   ResolvedPipeline Resolve(const CompileRequest& request) { return compiler_.Resolve(request); }
+  // Compiler::PreparePasses: call between Resolve and reading the model.
+  void Prepare(const ResolvedPipeline& resolved) const { compiler_.PreparePasses(resolved); }
 
   // Runs the resolved pipeline on `model`, hands the result to `write`, and returns the report: Compiler::Run's,
   // with "model" (`model_name`), "nodes_before", "nodes_after" (subgraphs included), "seconds" {"load": loading,

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <set>
 
 #include "compile/resource_limits.h"
 #include "driver/pass_driver.h"
@@ -175,6 +176,22 @@ const PassInfo& Compiler::RunnablePass(const PlannedPass& pp, PassInfo::Kind kin
                         (kind == PassInfo::Kind::kNode ? "node" : "graph") + " pass but is not one");
   }
   return *info;
+}
+
+void Compiler::PreparePasses(const ResolvedPipeline& resolved) const {
+  std::set<std::string> prepared;
+  for (const PlannedStage& stage : resolved.plan.stages)
+    for (const auto* list : {&stage.passes, &stage.after_walk})
+      for (const PlannedPass& pp : *list) {
+        if (!pp.decision.run || !prepared.insert(pp.pass.name).second) continue;
+        const PassInfo* info = passes_.Find(pp.pass.name);
+        if (info == nullptr || !info->prepare) continue;
+        try {
+          info->prepare();
+        } catch (const std::exception& e) {
+          Logger("driver")->warn("{}; the pass runs unprepared", e.what());
+        }
+      }
 }
 
 namespace {

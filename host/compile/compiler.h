@@ -102,6 +102,9 @@ class Compiler {
   std::shared_ptr<const plugin::PluginTarget> ResolveTarget(const ResolvedOptions& options) const;
   // "known targets: a (plugin p), b (plugin q)", or that no loaded plugin registers one.
   std::string KnownTargetsText() const;
+  // Calls the prepare hook (PassInfo::prepare) of each pass the resolved pipeline runs, once a pass, so that
+  // passes can start work that needs no model while it is read. A failing hook is a warning: the pass still runs.
+  void PreparePasses(const ResolvedPipeline& resolved) const;
   // Runs the resolved pipeline on `model`, returning the report ("stages", "options", ...).
   nlohmann::json Run(Model& model, const ResolvedPipeline& resolved, const CompileRequest& request) const;
 

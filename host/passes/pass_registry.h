@@ -40,6 +40,9 @@ struct PassInfo {
   std::vector<PassArgDef> args;
   std::function<std::unique_ptr<NodePass>(const PassArgs&)> make_node;
   std::function<std::unique_ptr<GraphPass>(const PassArgs&)> make_graph;
+  // Called once for each compile that runs the pass, before the model is read (a plugin pass's
+  // KilnPassInfo.prepare, ABI 1.9); empty for none. Throws what the pass reported.
+  std::function<void()> prepare;
 };
 
 struct ShadowedPass {

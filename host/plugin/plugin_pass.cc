@@ -284,6 +284,13 @@ PassInfo MakePluginPassInfo(std::shared_ptr<const PluginPassDef> def) {
     arg.help = o.help;
     info.args.push_back(std::move(arg));
   }
+  if (def->prepare)
+    info.prepare = [def] {
+      CallFrame frame(def->services);
+      KilnStatus* status = StatusOf("the plugin's prepare callback", [&] { return def->prepare(def->user_data); });
+      if (status) throw PluginError(Who(*def) + ": pass " + def->name + ": " + TakeStatusText(status));
+      frame.Finish();
+    };
   if (def->node_pass)
     info.make_node = [def](const PassArgs& args) {
       CheckArgs(*def, args);

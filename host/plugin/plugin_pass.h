@@ -45,6 +45,7 @@ struct PluginPassDef {
   KilnRunOnGraphFn run_on_graph = nullptr;
   KilnRunOnGraphFn on_finish_graph = nullptr;  // ABI 1.1, node passes only
   uint32_t preserved_analyses = 0;  // ABI 1.2: KILN_ANALYSIS_* bits, Model::preserved_analyses during its callbacks
+  KilnPreparePassFn prepare = nullptr;  // ABI 1.9: before the model is read (PassInfo::prepare)
   void* user_data = nullptr;
   std::vector<OptionDef> options;  // the pass's own options (short names), defaults parsed
   const HostServices* services = nullptr;

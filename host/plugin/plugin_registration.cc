@@ -150,6 +150,8 @@ void PendingRegistration::AddPass(const KilnPassInfo* info) {
     def->on_finish_graph = info->on_finish_graph;
   if (KILN_STRUCT_HAS_FIELD(info, KilnPassInfo, preserved_analyses) && plugin_.negotiated_version >= KILN_ABI_VERSION_1_2)
     def->preserved_analyses = info->preserved_analyses & KILN_ANALYSIS_ALL;
+  if (KILN_STRUCT_HAS_FIELD(info, KilnPassInfo, prepare) && plugin_.negotiated_version >= KILN_ABI_VERSION_1_9)
+    def->prepare = info->prepare;
   def->user_data = info->user_data;
   def->services = services_;
   passes_.push_back(def);

@@ -53,6 +53,8 @@ std::pair<std::string, const Found*> BoundReplacedValue(const Match& m,
 
 std::vector<sdk::OptionSpec> PatternFusionPass::Options() { return {}; }
 
+void PatternFusionPass::Prepare() { RuleSet::PrefetchBuiltinPacks(); }
+
 void PatternFusionPass::Run(sdk::PassContext& ctx, sdk::Graph graph) {
   if (ctx.OptionString("fusion.mode") == "auto") return;
   std::shared_ptr<const RuleSet> rules = RuleSet::ForPass(ctx);

@@ -34,6 +34,8 @@ class PatternFusionPass final : public sdk::GraphPass {
   static std::vector<sdk::OptionSpec> Options();
 
   void Run(sdk::PassContext& ctx, sdk::Graph graph) override;
+  // Starts reading the built-in rule packs while the host reads the model (RuleSet::PrefetchBuiltinPacks).
+  void Prepare() override;
 };
 
 }  // namespace kiln::fusion

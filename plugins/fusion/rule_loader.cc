@@ -386,7 +386,7 @@ RulePack LoadRulePackFile(const std::string& path) {
   return LoadRulePack(s.str(), path);
 }
 
-std::vector<RulePack> LoadRulePackFiles(const std::vector<std::string>& paths) {
+std::vector<RulePack> LoadRulePackFiles(const std::vector<std::string>& paths, size_t max_threads) {
   std::vector<RulePack> packs(paths.size());
   std::vector<std::exception_ptr> errors(paths.size());
   std::atomic<size_t> next{0};
@@ -401,6 +401,7 @@ std::vector<RulePack> LoadRulePackFiles(const std::vector<std::string>& paths) {
   };
   std::vector<std::thread> helpers;
   size_t wanted = std::min<size_t>(std::max(1u, std::thread::hardware_concurrency()), paths.size());
+  if (max_threads > 0) wanted = std::min(wanted, max_threads);
   for (size_t t = 1; t < wanted; ++t) {
     try {
       helpers.emplace_back(work);

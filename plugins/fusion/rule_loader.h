@@ -23,8 +23,9 @@ RulePack LoadRulePack(std::string_view yaml, const std::string& source);
 RulePack LoadRulePackFile(const std::string& path);
 // The packs of `paths`, in that order, read side by side on up to one thread per core: yaml-cpp reads about 3 MB/s,
 // so the shipped packs alone take about 5 ms on one core, a tenth of a small model's compile. A failure is the first
-// failing file's, in the order given, whatever order the threads met them in.
-std::vector<RulePack> LoadRulePackFiles(const std::vector<std::string>& paths);
+// failing file's, in the order given, whatever order the threads met them in. max_threads > 0 caps the threads
+// (1: this thread alone).
+std::vector<RulePack> LoadRulePackFiles(const std::vector<std::string>& paths, size_t max_threads = 0);
 
 // Parses a rewrite's replacement (exposed for tests): Op{attr: value}(args), a variable, or $fn(args); attribute
 // values are literals, $(expr) (a float), $int(expr) or @label.name (copied from a matched node).

@@ -2,8 +2,11 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <future>
 #include <mutex>
+#include <optional>
 #include <set>
+#include <system_error>
 
 #include "rule_loader.h"
 
@@ -37,7 +40,54 @@ std::vector<std::string> BuiltinPackFiles() {
   return files;
 }
 
+// Each file with its modification time: a cache key that changes when a file does.
+std::string FilesKey(const std::vector<std::string>& files) {
+  std::string key;
+  for (const std::string& f : files) {
+    std::error_code ec;
+    auto t = std::filesystem::last_write_time(f, ec);
+    key += f + "@" + std::to_string(ec ? 0 : t.time_since_epoch().count()) + "\n";
+  }
+  return key;
+}
+
+// The built-in packs read ahead (PrefetchBuiltinPacks): one read at a time, taken by the first ForPass that
+// wants the same files. A read still running when the plugin unloads is waited for by the future's destructor.
+struct Prefetch {
+  std::mutex mu;
+  std::string key;
+  std::future<std::vector<RulePack>> packs;
+};
+Prefetch& ThePrefetch() {
+  static Prefetch p;
+  return p;
+}
+
+// The packs read ahead for the files of `key`, or nothing (none read ahead, or other files). Rethrows the
+// reading's RuleError, as reading them here would have.
+std::optional<std::vector<RulePack>> TakePrefetched(const std::string& key) {
+  Prefetch& p = ThePrefetch();
+  std::lock_guard<std::mutex> lock(p.mu);
+  if (!p.packs.valid() || p.key != key) return std::nullopt;
+  return p.packs.get();
+}
+
 }  // namespace
+
+void RuleSet::PrefetchBuiltinPacks() {
+  std::vector<std::string> files = BuiltinPackFiles();
+  if (files.empty()) return;
+  Prefetch& p = ThePrefetch();
+  std::lock_guard<std::mutex> lock(p.mu);
+  if (p.packs.valid()) return;
+  try {
+    // One thread: the host builds ONNX's schemas on another core meanwhile, and the main thread reads the model.
+    p.packs = std::async(std::launch::async, [files] { return LoadRulePackFiles(files, 1); });
+    p.key = FilesKey(files);
+  } catch (const std::system_error&) {
+    // no thread to be had: ForPass reads them
+  }
+}
 
 const std::vector<const Rule*>& RuleSet::RulesFor(std::string_view op_type) const {
   static const std::vector<const Rule*> kNone;
@@ -46,18 +96,14 @@ const std::vector<const Rule*>& RuleSet::RulesFor(std::string_view op_type) cons
 }
 
 std::shared_ptr<const RuleSet> RuleSet::ForPass(sdk::PassContext& ctx) {
-  std::vector<std::string> files;
-  if (ctx.OptionBool("fusion.builtinPacks")) files = BuiltinPackFiles();
-  for (const std::string& f : SplitList(ctx.OptionString("fusion.packs"))) files.push_back(f);
+  std::vector<std::string> builtin;
+  if (ctx.OptionBool("fusion.builtinPacks")) builtin = BuiltinPackFiles();
+  std::vector<std::string> given = SplitList(ctx.OptionString("fusion.packs"));
   std::vector<sdk::RegisteredRulePack> registered = sdk::RegisteredFusionRulePacks();
   std::vector<std::string> disabled = SplitList(ctx.OptionString("fusion.disabledRules"));
   // The key: every source and what it says (files by path and modification time).
-  std::string key;
-  for (const std::string& f : files) {
-    std::error_code ec;
-    auto t = std::filesystem::last_write_time(f, ec);
-    key += f + "@" + std::to_string(ec ? 0 : t.time_since_epoch().count()) + "\n";
-  }
+  const std::string builtin_key = FilesKey(builtin);
+  std::string key = builtin_key + FilesKey(given);
   for (const auto& p : registered) key += "plugin:" + std::string(p.name) + "#" + std::to_string(p.yaml.size()) + "\n";
   for (const std::string& d : disabled) key += "-" + d + "\n";
   static std::mutex mu;
@@ -67,7 +113,18 @@ std::shared_ptr<const RuleSet> RuleSet::ForPass(sdk::PassContext& ctx) {
 
   auto set = std::make_shared<RuleSet>();
   try {
-    set->packs_ = LoadRulePackFiles(files);
+    // The built-in packs come first, then the given ones, as one ordered list: the first failing file is the
+    // error either way.
+    std::optional<std::vector<RulePack>> ahead;
+    if (!builtin.empty()) ahead = TakePrefetched(builtin_key);
+    if (ahead) {
+      set->packs_ = std::move(*ahead);
+      for (RulePack& pack : LoadRulePackFiles(given)) set->packs_.push_back(std::move(pack));
+    } else {
+      std::vector<std::string> files = builtin;
+      files.insert(files.end(), given.begin(), given.end());
+      set->packs_ = LoadRulePackFiles(files);
+    }
     for (const auto& p : registered) {
       std::string source = p.source_name.empty() ? "plugin pack " + std::string(p.name) : std::string(p.source_name);
       set->packs_.push_back(LoadRulePack(p.yaml, source));

@@ -24,6 +24,10 @@ class RuleSet {
   // Loads (or finds loaded) what the options of the running pass name. A pack that does not load is an sdk::Error
   // with KILN_STATUS_CONFIG_ERROR and file:line:column (the compile stops with exit code 3).
   static std::shared_ptr<const RuleSet> ForPass(sdk::PassContext& ctx);
+  // Starts reading the built-in packs on a thread of their own (PatternFusionPass::Prepare, before the model is
+  // read); the next ForPass whose built-in packs are the same files, unchanged, takes them from there, errors
+  // included. Does nothing when a read is already in flight, or no thread is to be had.
+  static void PrefetchBuiltinPacks();
 
  private:
   std::vector<RulePack> packs_;

@@ -142,6 +142,38 @@ TEST_F(FusionCli, EveryCandidateIsReportedWithItsDecision) {
   EXPECT_EQ(Slurp(text), report);
 }
 
+// The built-in packs are read ahead, while the model loads (PatternFusionPass::Prepare, ABI 1.9): what they hold
+// applies as before, a built-in pack that does not load stops the compile with its position as before, and a
+// given pack after them still comes second (its failure is the one reported when the built-in ones load).
+TEST_F(FusionCli, BuiltInPacksReadAheadApplyAndFailAsBefore) {
+  const fs::path config = dir_ / "config";
+  fs::create_directories(config / "fusion");
+  fs::copy(fs::path(KILN_SOURCE_DIR) / "configs" / "pipelines", config / "pipelines", fs::copy_options::recursive);
+  fs::copy_file(fs::path(KILN_SOURCE_DIR) / "sdk/examples/swiglu_rules/swiglu.yaml", config / "fusion" / "a.yaml");
+  auto with_config = [&](const std::string& args) {
+    return RunBinary("KILN_CONFIG_DIR=" + config.string() + " " + KILN_BINARY,
+                     "compile " + model_ + " -o " + (dir_ / "out.onnx").string() + " " + args);
+  };
+  KilnRun r = with_config("");
+  ASSERT_EQ(r.rc, 0) << r.output;
+  EXPECT_EQ(Ops()["kiln.fused.UserSwiGLU"], 1);
+  EXPECT_EQ(Ops()[".Sigmoid"], 1);  // no SiLU rule among these built-in packs
+  fs::remove(dir_ / "out.onnx");
+
+  std::string bad = Write("bad.yaml", "pack: bad\nrules:\n  - name: broken\n    pattern: Mul(x, Sigmoid(x)\n    fuse: X\n");
+  r = with_config("--fusion.packs=" + bad);
+  EXPECT_EQ(r.rc, 3) << r.output;
+  EXPECT_NE(r.output.find(bad + ":4:31: in the pattern of rule 'broken'"), std::string::npos) << r.output;
+
+  fs::copy_file(bad, config / "fusion" / "b.yaml");
+  r = with_config("--fusion.packs=" + (dir_ / "missing.yaml").string());
+  EXPECT_EQ(r.rc, 3) << r.output;
+  EXPECT_NE(r.output.find((config / "fusion" / "b.yaml").string() + ":4:31: in the pattern of rule 'broken'"),
+            std::string::npos)
+      << r.output;
+  EXPECT_FALSE(fs::exists(dir_ / "out.onnx"));
+}
+
 TEST_F(FusionCli, AutoModeGroupsWhatNoRuleCovers) {
   auto m = ParseModel(R"(
     <ir_version: 8, opset_import: ["" : 17]>

@@ -160,22 +160,28 @@ TEST(RulePack, PacksReadSideBySideKeepTheirOrderAndTheFirstFailure) {
   std::string bad_key = write("bad_key.yaml", "pack: a\nrule: []\n");
   std::string bad_syntax = write("bad_syntax.yaml", "pack: b\nrules: [\n");
   std::string missing = (dir / "missing.yaml").string();
-  auto error_of = [](const std::vector<std::string>& files) {
-    try {
-      LoadRulePackFiles(files);
-    } catch (const RuleError& e) {
-      return std::string(e.what());
-    }
-    return std::string();
-  };
-  // Many good files before the failing ones, so that the threads reach the later files first at least sometimes.
-  std::vector<std::string> files(16, good);
-  files.insert(files.end(), {bad_key, bad_syntax, missing});
-  EXPECT_EQ(error_of(files), bad_key + ":2:1: unknown key 'rule' (expected one of: pack, description, rules, version)");
-  files = std::vector<std::string>(16, good);
-  files.insert(files.end(), {missing, bad_key});
-  EXPECT_EQ(error_of(files), missing + ": cannot read the rule pack");
+  // On as many threads as there are cores, and on this thread alone (max_threads 1, as the read-ahead of the
+  // built-in packs does): the same first failure.
+  for (size_t threads : {size_t{0}, size_t{1}}) {
+    SCOPED_TRACE("max_threads " + std::to_string(threads));
+    auto error_of = [threads](const std::vector<std::string>& files) {
+      try {
+        LoadRulePackFiles(files, threads);
+      } catch (const RuleError& e) {
+        return std::string(e.what());
+      }
+      return std::string();
+    };
+    // Many good files before the failing ones, so that the threads reach the later files first at least sometimes.
+    std::vector<std::string> files(16, good);
+    files.insert(files.end(), {bad_key, bad_syntax, missing});
+    EXPECT_EQ(error_of(files), bad_key + ":2:1: unknown key 'rule' (expected one of: pack, description, rules, version)");
+    files = std::vector<std::string>(16, good);
+    files.insert(files.end(), {missing, bad_key});
+    EXPECT_EQ(error_of(files), missing + ": cannot read the rule pack");
+  }
   EXPECT_EQ(LoadRulePackFiles({}).size(), 0u);
+  EXPECT_EQ(LoadRulePackFiles(paths, 1).size(), paths.size());
 }
 
 }  // namespace

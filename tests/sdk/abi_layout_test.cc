@@ -57,7 +57,7 @@ static_assert(offsetof(KilnOptionInfo, level_default_count) == 64);
 static_assert(offsetof(KilnOptionInfo, scopes) == 72);
 static_assert(offsetof(KilnOptionInfo, reserved0) == 76);
 
-static_assert(sizeof(KilnPassInfo) == 104);
+static_assert(sizeof(KilnPassInfo) == 112);
 static_assert(offsetof(KilnPassInfo, struct_size) == 0);
 static_assert(offsetof(KilnPassInfo, kind) == 8);
 static_assert(offsetof(KilnPassInfo, flags) == 12);
@@ -73,6 +73,7 @@ static_assert(offsetof(KilnPassInfo, destroy_user_data) == 80);
 static_assert(offsetof(KilnPassInfo, on_finish_graph) == 88);  // since 1.1
 static_assert(offsetof(KilnPassInfo, preserved_analyses) == 96);  // since 1.2
 static_assert(offsetof(KilnPassInfo, reserved1) == 100);  // since 1.2
+static_assert(offsetof(KilnPassInfo, prepare) == 104);  // since 1.9
 
 static_assert(sizeof(KilnKernelInfo) == 88);
 static_assert(offsetof(KilnKernelInfo, struct_size) == 0);
@@ -409,6 +410,11 @@ static_assert(std::is_same_v<KilnTargetDescribeFn, KilnStatus* (*)(void*, KilnTa
 static_assert(KILN_ABI_VERSION_1_8 == 0x00010008u);
 static_assert(std::is_same_v<decltype(KilnHostApi::value_constant_bytes), const KilnTensorView* (*)(KilnValue*)>);
 
+// ---- 1.9 ----
+static_assert(KILN_ABI_VERSION_1_9 == 0x00010009u);
+static_assert(std::is_same_v<KilnPreparePassFn, KilnStatus* (*)(void*)>);
+static_assert(std::is_same_v<decltype(KilnPassInfo::prepare), KilnPreparePassFn>);
+
 // ---- the entry point never changes ----
 static_assert(std::is_same_v<decltype(&kiln_plugin_entry), KilnPluginEntryFn>);
 static_assert(std::is_same_v<KilnPluginEntryFn,
@@ -417,7 +423,7 @@ static_assert(std::is_same_v<KilnPluginEntryFn,
 namespace {
 
 TEST(AbiVersion, MacrosPackMajorAndMinor) {
-  EXPECT_EQ(KILN_ABI_VERSION, 0x00010008u);
+  EXPECT_EQ(KILN_ABI_VERSION, 0x00010009u);
   EXPECT_EQ(KILN_ABI_VERSION_1_0, 0x00010000u);
   EXPECT_EQ(KILN_ABI_VERSION_1_1, 0x00010001u);
   EXPECT_EQ(KILN_ABI_VERSION_1_2, 0x00010002u);
@@ -426,9 +432,10 @@ TEST(AbiVersion, MacrosPackMajorAndMinor) {
   EXPECT_EQ(KILN_ABI_VERSION_1_5, 0x00010005u);
   EXPECT_EQ(KILN_ABI_VERSION_1_6, 0x00010006u);
   EXPECT_EQ(KILN_ABI_VERSION_1_7, 0x00010007u);
-  EXPECT_EQ(KILN_ABI_VERSION_1_8, KILN_ABI_VERSION);
+  EXPECT_EQ(KILN_ABI_VERSION_1_8, 0x00010008u);
+  EXPECT_EQ(KILN_ABI_VERSION_1_9, KILN_ABI_VERSION);
   EXPECT_EQ(KILN_ABI_VERSION_GET_MAJOR(KILN_ABI_VERSION), 1u);
-  EXPECT_EQ(KILN_ABI_VERSION_GET_MINOR(KILN_ABI_VERSION), 8u);
+  EXPECT_EQ(KILN_ABI_VERSION_GET_MINOR(KILN_ABI_VERSION), 9u);
   EXPECT_EQ(KILN_ABI_VERSION_GET_MAJOR(KILN_MAKE_ABI_VERSION(2, 7)), 2u);
   EXPECT_EQ(KILN_ABI_VERSION_GET_MINOR(KILN_MAKE_ABI_VERSION(2, 7)), 7u);
   EXPECT_STREQ(KILN_PLUGIN_ENTRY_SYMBOL, "kiln_plugin_entry");
@@ -511,8 +518,11 @@ TEST(AbiLayout, StructHasFieldGatesNewerFields) {
   pass.struct_size = KILN_STRUCT_SIZE_UNTIL(KilnPassInfo, on_finish_graph);  // a 1.1 plugin's
   EXPECT_TRUE(KILN_STRUCT_HAS_FIELD(&pass, KilnPassInfo, on_finish_graph));
   EXPECT_FALSE(KILN_STRUCT_HAS_FIELD(&pass, KilnPassInfo, preserved_analyses));
-  pass.struct_size = sizeof pass;
+  pass.struct_size = KILN_STRUCT_SIZE_UNTIL(KilnPassInfo, reserved1);  // a 1.2 .. 1.8 plugin's
   EXPECT_TRUE(KILN_STRUCT_HAS_FIELD(&pass, KilnPassInfo, reserved1));
+  EXPECT_FALSE(KILN_STRUCT_HAS_FIELD(&pass, KilnPassInfo, prepare));
+  pass.struct_size = sizeof pass;
+  EXPECT_TRUE(KILN_STRUCT_HAS_FIELD(&pass, KilnPassInfo, prepare));
 
   KilnPluginDescriptor descriptor{};
   descriptor.struct_size = KILN_PLUGIN_DESCRIPTOR_SIZE_1_0;

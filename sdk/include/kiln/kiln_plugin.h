@@ -64,6 +64,8 @@
  *        the model file may be misaligned for its type; value_constant_data copies such a weight once to align it),
  *        and KILN_KERNEL_ANY_ALIGNMENT, a kernel that takes such bytes as they are (node_compute's inputs may sit
  *        at any address).
+ *   1.9  KilnPassInfo.prepare: called when a compile's pipeline is set, before the model is read, so a pass can
+ *        start work that needs no model (reading its own files) on a thread of its own while the host loads.
  *
  * This header compiles as C99 and as C++.
  */
@@ -82,7 +84,7 @@ extern "C" {
  * ------------------------------------------------------------------------------------------------------------- */
 
 #define KILN_ABI_VERSION_MAJOR 1
-#define KILN_ABI_VERSION_MINOR 8
+#define KILN_ABI_VERSION_MINOR 9
 /* Casts that C++ code compiled with -Wold-style-cast also accepts. */
 #ifdef __cplusplus
 #define KILN_U32_(x) static_cast<uint32_t>(x)
@@ -107,6 +109,7 @@ extern "C" {
 #define KILN_ABI_VERSION_1_6 KILN_MAKE_ABI_VERSION(1, 6)
 #define KILN_ABI_VERSION_1_7 KILN_MAKE_ABI_VERSION(1, 7)
 #define KILN_ABI_VERSION_1_8 KILN_MAKE_ABI_VERSION(1, 8)
+#define KILN_ABI_VERSION_1_9 KILN_MAKE_ABI_VERSION(1, 9)
 
 /** The name of the entry symbol, for the loader. */
 #define KILN_PLUGIN_ENTRY_SYMBOL "kiln_plugin_entry"
@@ -383,6 +386,8 @@ typedef struct KilnOptionInfo {
 typedef KilnStatus* (*KilnRunOnNodeFn)(void* user_data, KilnPassContext* ctx, KilnNode* node);
 typedef KilnStatus* (*KilnRunOnGraphFn)(void* user_data, KilnPassContext* ctx, KilnGraph* graph);
 typedef void (*KilnDestroyFn)(void* user_data);
+/** KilnPassInfo.prepare (since 1.9). */
+typedef KilnStatus* (*KilnPreparePassFn)(void* user_data);
 
 /** A node pass (GE's BaseNodePass: run on every node of a Kahn-order walk) or a graph pass (run once). */
 typedef struct KilnPassInfo {
@@ -408,6 +413,14 @@ typedef struct KilnPassInfo {
       recomputed on the next query). 0: it keeps none, the safe default. */
   uint32_t preserved_analyses;
   uint32_t reserved1; /**< 0 */
+  /* --- since 1.9 --- */
+  /** Called once for each compile whose pipeline runs this pass (switched on), after the pipeline and options are
+      set and before the model is read. The pass may start work that needs no model, such as reading its own
+      files, on a thread of its own, and wait for it in run_on_*; it must not call the host. What it starts it
+      also ends: a compile may fail before the pass runs (an unreadable model), and the plugin may then be
+      unloaded, so work still running must be joined by user_data's destructor at the latest. A failure is logged
+      as a warning naming the pass, and the compile goes on (the pass still runs). May be NULL. */
+  KilnPreparePassFn prepare;
 } KilnPassInfo;
 
 /** Computes one node: read inputs and attributes from ctx, allocate and fill every output. Returning a status

@@ -53,6 +53,11 @@ class NodePass {
   virtual void Run(PassContext& ctx, Node node) = 0;
   // After the walk has drained; may hand nodes back with ctx.RequestRepass (ABI 1.1 hosts call it).
   virtual void OnFinishGraph(PassContext& /*ctx*/, Graph /*graph*/) {}
+  // Once a compile that runs this pass has its pipeline, before the model is read (ABI 1.9 hosts call it; older
+  // ones do not, so Run must not depend on it): start work that needs no model on a thread of your own, and wait
+  // for it in Run. Work still running when the pass is destroyed must be joined then (the compile may have failed
+  // first). KilnPassInfo.prepare says more.
+  virtual void Prepare() {}
 };
 
 // A graph pass: runs once on each graph of a stage; declares the same static members as a NodePass.
@@ -60,6 +65,8 @@ class GraphPass {
  public:
   virtual ~GraphPass() = default;
   virtual void Run(PassContext& ctx, Graph graph) = 0;
+  // As NodePass::Prepare.
+  virtual void Prepare() {}
 };
 
 // A kernel; throw Unsupported for a case it does not handle.
@@ -210,6 +217,9 @@ struct PassTrampolines {
       static_cast<P*>(self)->Run(ctx, Graph(g));
     });
   }
+  static KilnStatus* Prepare(void* self) {
+    return Guard([&] { static_cast<P*>(self)->Prepare(); });
+  }
 };
 
 template <class P>
@@ -242,6 +252,7 @@ void RegisterPass(KilnRegistrar* registrar, std::unique_ptr<P> pass) {
   }
   info.destroy_user_data = &Destroy<P>;
   info.preserved_analyses = preserved;
+  info.prepare = &PassTrampolines<P>::Prepare;
   Check(Host().register_pass(registrar, &info));
   pass.release();  // the host owns it now and destroys it through destroy_user_data
 }
