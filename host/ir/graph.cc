@@ -30,8 +30,10 @@ void Graph::BumpStructure() {
     ++g->structure_version_;
     if (keep == 0) continue;
     for (int k = 0; k < kAnalysisKinds; ++k)
-      if ((keep & (1u << k)) && g->analysis_stamps_[k] == g->structure_version_ - 1)
+      if ((keep & (1u << k)) && g->analysis_stamps_[k] == g->structure_version_ - 1) {
         g->analysis_stamps_[k] = g->structure_version_;
+        model_->analyses_carried_over = true;
+      }
   }
 }
 

@@ -70,11 +70,17 @@ class Model {
 
   Journal& journal() { return journal_; }
   // Frees nodes, values and functions removed so far, and drops every graph's cached analyses (which may point at
-  // them). Only call when no pointer to them is held and no transaction is open.
+  // them, or were kept current by a pass that declared them preserved); with neither, the analyses stay (a change
+  // bumps its graph's structure version, which stales them). Only call when no pointer to what is freed is held
+  // and no transaction is open.
   void CollectGarbage();
 
   // The analyses the running pass declares it keeps valid (KILN_ANALYSIS_* bits; see Graph::BumpStructure).
   uint32_t preserved_analyses = 0;
+  // Set by Graph::BumpStructure when a change kept an analysis current because the pass declared it preserved:
+  // CollectGarbage then drops every cached analysis even with nothing to free, so that what a pass kept for itself
+  // does not outlive it.
+  bool analyses_carried_over = false;
   // The process's rollback count (Journal::RollbackCount) when shape inference last ran on this model.
   uint64_t shape_inference_rollbacks = ~0ull;
   // What host/shape/call_instance.cc keeps between questions (typed instances of calls); CollectGarbage drops it.

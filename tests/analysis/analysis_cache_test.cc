@@ -202,7 +202,10 @@ TEST(AnalysisCache, AChangeInsideASubgraphInvalidatesTheEnclosingGraph) {
   EXPECT_EQ(AnalysisComputations(g, kPostDominators), 2u);
 }
 
-TEST(AnalysisCache, CollectGarbageDropsEveryGraphsCache) {
+// CollectGarbage drops every graph's cache when it frees something (the caches may point at it) or when a pass
+// kept an analysis current through a change by declaring it preserved (that is for the pass alone); otherwise the
+// caches stay, still current, and nothing is recomputed.
+TEST(AnalysisCache, CollectGarbageDropsEveryGraphsCacheWhenItFreesOrAPassKeptOne) {
   auto m = ParseModel(M(R"(g (float[2] x) => (float[2] y) {
     a = Relu(x)
     cnd = Cast <to = 9> (a)
@@ -212,15 +215,37 @@ TEST(AnalysisCache, CollectGarbageDropsEveryGraphsCache) {
   ASSERT_TRUE(m);
   Graph& g = m->graph();
   Graph& then_branch = *N(g, "y")->subgraphs()[0];
-  EXPECT_EQ(ImmediateDominator(*N(g, "y")), N(g, "a"));
-  EXPECT_EQ(ImmediateDominator(*N(then_branch, "ty")), nullptr);
+  auto compute = [&] {
+    EXPECT_EQ(ImmediateDominator(*N(g, "y")), N(g, "a"));
+    EXPECT_EQ(ImmediateDominator(*N(then_branch, "ty")), nullptr);
+  };
+  compute();
   ASSERT_TRUE(g.analysis_data());
   ASSERT_TRUE(then_branch.analysis_data());
-  m->CollectGarbage();
+
+  m->CollectGarbage();  // nothing to free
+  ASSERT_TRUE(g.analysis_data());
+  ASSERT_TRUE(then_branch.analysis_data());
+  compute();
+  EXPECT_EQ(AnalysisComputations(g, kDominators), 1u);
+
+  g.RemoveNode(g.AddNode("Neg", {N(g, "a")->output(0)}, 1));
+  m->CollectGarbage();  // frees the Neg
   EXPECT_FALSE(g.analysis_data());
   EXPECT_FALSE(then_branch.analysis_data());
   EXPECT_EQ(AnalysisComputations(g, kDominators), 0u);
-  EXPECT_EQ(ImmediateDominator(*N(g, "y")), N(g, "a"));
+  compute();
+  EXPECT_EQ(AnalysisComputations(g, kDominators), 1u);
+
+  m->preserved_analyses = KILN_ANALYSIS_DOMINATORS;
+  N(g, "cnd")->SetInput(0, N(g, "a")->input(0));  // cnd reads x now; the tree is kept: the pass says so
+  m->preserved_analyses = 0;
+  EXPECT_EQ(ImmediateDominator(*N(g, "y")), N(g, "a"));  // stale, as declared
+  EXPECT_EQ(AnalysisComputations(g, kDominators), 1u);
+  m->CollectGarbage();
+  EXPECT_FALSE(g.analysis_data());
+  EXPECT_FALSE(then_branch.analysis_data());
+  EXPECT_EQ(ImmediateDominator(*N(g, "y")), nullptr);  // recomputed: y's inputs no longer all pass through a
   EXPECT_EQ(AnalysisComputations(g, kDominators), 1u);
 }
 
