@@ -53,11 +53,11 @@ std::pair<std::string, const Found*> BoundReplacedValue(const Match& m,
 
 std::vector<sdk::OptionSpec> PatternFusionPass::Options() { return {}; }
 
-void PatternFusionPass::Prepare() { RuleSet::PrefetchBuiltinPacks(); }
+void PatternFusionPass::Prepare() { prefetch_.Start(); }
 
 void PatternFusionPass::Run(sdk::PassContext& ctx, sdk::Graph graph) {
   if (ctx.OptionString("fusion.mode") == "auto") return;
-  std::shared_ptr<const RuleSet> rules = RuleSet::ForPass(ctx);
+  std::shared_ptr<const RuleSet> rules = RuleSet::ForPass(ctx, &prefetch_);
   if (rules->size() == 0) return;
   const int64_t opset = graph.OpsetVersion("");
   const int64_t rounds = ctx.OptionInt("fusion.maxRounds");

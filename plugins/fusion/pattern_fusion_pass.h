@@ -24,6 +24,8 @@
 #include <string_view>
 #include <vector>
 
+#include "rule_set.h"
+
 namespace kiln::fusion {
 
 class PatternFusionPass final : public sdk::GraphPass {
@@ -34,8 +36,11 @@ class PatternFusionPass final : public sdk::GraphPass {
   static std::vector<sdk::OptionSpec> Options();
 
   void Run(sdk::PassContext& ctx, sdk::Graph graph) override;
-  // Starts reading the built-in rule packs while the host reads the model (RuleSet::PrefetchBuiltinPacks).
+  // Starts reading the built-in rule packs while the host reads the model (PackPrefetch).
   void Prepare() override;
+
+ private:
+  PackPrefetch prefetch_;  // joined by the destructor if the compile failed before Run took it
 };
 
 }  // namespace kiln::fusion

@@ -51,42 +51,30 @@ std::string FilesKey(const std::vector<std::string>& files) {
   return key;
 }
 
-// The built-in packs read ahead (PrefetchBuiltinPacks): one read at a time, taken by the first ForPass that
-// wants the same files. A read still running when the plugin unloads is waited for by the future's destructor.
-struct Prefetch {
-  std::mutex mu;
-  std::string key;
-  std::future<std::vector<RulePack>> packs;
-};
-Prefetch& ThePrefetch() {
-  static Prefetch p;
-  return p;
-}
-
-// The packs read ahead for the files of `key`, or nothing (none read ahead, or other files). Rethrows the
-// reading's RuleError, as reading them here would have.
-std::optional<std::vector<RulePack>> TakePrefetched(const std::string& key) {
-  Prefetch& p = ThePrefetch();
-  std::lock_guard<std::mutex> lock(p.mu);
-  if (!p.packs.valid() || p.key != key) return std::nullopt;
-  return p.packs.get();
-}
-
 }  // namespace
 
-void RuleSet::PrefetchBuiltinPacks() {
+PackPrefetch::~PackPrefetch() {
+  if (packs_.valid()) packs_.wait();
+}
+
+void PackPrefetch::Start() {
   std::vector<std::string> files = BuiltinPackFiles();
   if (files.empty()) return;
-  Prefetch& p = ThePrefetch();
-  std::lock_guard<std::mutex> lock(p.mu);
-  if (p.packs.valid()) return;
+  std::lock_guard<std::mutex> lock(mu_);
+  if (packs_.valid()) return;
   try {
     // One thread: the host builds ONNX's schemas on another core meanwhile, and the main thread reads the model.
-    p.packs = std::async(std::launch::async, [files] { return LoadRulePackFiles(files, 1); });
-    p.key = FilesKey(files);
+    packs_ = std::async(std::launch::async, [files] { return LoadRulePackFiles(files, 1); });
+    key_ = FilesKey(files);
   } catch (const std::system_error&) {
     // no thread to be had: ForPass reads them
   }
+}
+
+std::optional<std::vector<RulePack>> PackPrefetch::Take(const std::string& key) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!packs_.valid() || key_ != key) return std::nullopt;
+  return packs_.get();
 }
 
 const std::vector<const Rule*>& RuleSet::RulesFor(std::string_view op_type) const {
@@ -95,7 +83,7 @@ const std::vector<const Rule*>& RuleSet::RulesFor(std::string_view op_type) cons
   return it == by_root_.end() ? kNone : it->second;
 }
 
-std::shared_ptr<const RuleSet> RuleSet::ForPass(sdk::PassContext& ctx) {
+std::shared_ptr<const RuleSet> RuleSet::ForPass(sdk::PassContext& ctx, PackPrefetch* ahead_of_time) {
   std::vector<std::string> builtin;
   if (ctx.OptionBool("fusion.builtinPacks")) builtin = BuiltinPackFiles();
   std::vector<std::string> given = SplitList(ctx.OptionString("fusion.packs"));
@@ -116,7 +104,7 @@ std::shared_ptr<const RuleSet> RuleSet::ForPass(sdk::PassContext& ctx) {
     // The built-in packs come first, then the given ones, as one ordered list: the first failing file is the
     // error either way.
     std::optional<std::vector<RulePack>> ahead;
-    if (!builtin.empty()) ahead = TakePrefetched(builtin_key);
+    if (!builtin.empty() && ahead_of_time) ahead = ahead_of_time->Take(builtin_key);
     if (ahead) {
       set->packs_ = std::move(*ahead);
       for (RulePack& pack : LoadRulePackFiles(given)) set->packs_.push_back(std::move(pack));

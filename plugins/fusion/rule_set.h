@@ -6,14 +6,40 @@
 
 #include <kiln/kiln_plugin.hpp>
 
+#include <future>
 #include <map>
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "rule.h"
 
 namespace kiln::fusion {
+
+// The built-in packs read ahead, on a thread of their own, for the pass that owns this (PatternFusionPass::Prepare):
+// the next RuleSet::ForPass whose built-in packs are the same files, unchanged, takes them, errors included. The
+// destructor waits for a read still running: the pass is destroyed before its plugin unloads, so the read never
+// outlives the code and the statics it uses.
+class PackPrefetch {
+ public:
+  PackPrefetch() = default;
+  PackPrefetch(const PackPrefetch&) = delete;
+  PackPrefetch& operator=(const PackPrefetch&) = delete;
+  ~PackPrefetch();
+
+  // Starts the read, unless one is in flight or not yet taken, or no thread is to be had.
+  void Start();
+  // The packs read ahead when they are those of `key` (RuleSet's key of the built-in files); nothing otherwise.
+  // Rethrows the reading's RuleError, as reading them then would have.
+  std::optional<std::vector<RulePack>> Take(const std::string& key);
+
+ private:
+  std::mutex mu_;
+  std::string key_;
+  std::future<std::vector<RulePack>> packs_;
+};
 
 class RuleSet {
  public:
@@ -23,11 +49,8 @@ class RuleSet {
 
   // Loads (or finds loaded) what the options of the running pass name. A pack that does not load is an sdk::Error
   // with KILN_STATUS_CONFIG_ERROR and file:line:column (the compile stops with exit code 3).
-  static std::shared_ptr<const RuleSet> ForPass(sdk::PassContext& ctx);
-  // Starts reading the built-in packs on a thread of their own (PatternFusionPass::Prepare, before the model is
-  // read); the next ForPass whose built-in packs are the same files, unchanged, takes them from there, errors
-  // included. Does nothing when a read is already in flight, or no thread is to be had.
-  static void PrefetchBuiltinPacks();
+  // `ahead`: the built-in packs read ahead, taken when they match (may be null).
+  static std::shared_ptr<const RuleSet> ForPass(sdk::PassContext& ctx, PackPrefetch* ahead = nullptr);
 
  private:
   std::vector<RulePack> packs_;

@@ -174,6 +174,18 @@ TEST_F(FusionCli, BuiltInPacksReadAheadApplyAndFailAsBefore) {
   EXPECT_FALSE(fs::exists(dir_ / "out.onnx"));
 }
 
+// A compile that fails after the built-in packs started reading ahead (a model over limits.maxNodes, found once it
+// is read) ends with its error while the read may still run: the pass waits for it when it is destroyed, before
+// the plugin unloads. (Reading ahead into a static of the plugin instead crashed about one such compile in four at
+// unload.) Repeated, since the read and the failure race.
+TEST_F(FusionCli, ACompileFailingWhileThePacksAreReadAheadEndsWithItsError) {
+  for (int i = 0; i < 20; ++i) {
+    KilnRun r = Compile("--oo.level=O2 --limits.maxNodes=1");
+    ASSERT_EQ(r.rc, 2) << "run " << i << ": " << r.output;
+    ASSERT_NE(r.output.find("over the limit of 1"), std::string::npos) << r.output;
+  }
+}
+
 TEST_F(FusionCli, AutoModeGroupsWhatNoRuleCovers) {
   auto m = ParseModel(R"(
     <ir_version: 8, opset_import: ["" : 17]>

@@ -418,7 +418,8 @@ typedef struct KilnPassInfo {
       set and before the model is read. The pass may start work that needs no model, such as reading its own
       files, on a thread of its own, and wait for it in run_on_*; it must not call the host. What it starts it
       also ends: a compile may fail before the pass runs (an unreadable model), and the plugin may then be
-      unloaded, so work still running must be joined by user_data's destructor at the latest. A failure is logged
+      unloaded, so work still running must be joined by user_data's destructor at the latest (not by a static
+      object's: the plugin's other statics may be destroyed first while the work still uses them). A failure is logged
       as a warning naming the pass, and the compile goes on (the pass still runs). May be NULL. */
   KilnPreparePassFn prepare;
 } KilnPassInfo;
