@@ -6,8 +6,18 @@ namespace kiln {
 
 Tensor Tensor::FromStrings(std::vector<int64_t> dims, std::vector<std::string> strings) {
   Tensor t(DataType::kString, std::move(dims), nullptr);
-  t.strings_ = std::move(strings);
+  t.MutableRareParts().strings = std::move(strings);
   return t;
+}
+
+const Tensor::RareParts& Tensor::NoRareParts() {
+  static const RareParts none;
+  return none;
+}
+
+Tensor::RareParts& Tensor::MutableRareParts() {
+  rare_ = rare_ ? std::make_shared<RareParts>(*rare_) : std::make_shared<RareParts>();
+  return *rare_;
 }
 
 int64_t Tensor::num_elements() const {
@@ -29,13 +39,13 @@ std::optional<uint64_t> Tensor::expected_bytes() const {
 uint64_t Tensor::byte_size() const {
   if (type_ != DataType::kString) return data_ ? data_->size() : 0;
   uint64_t n = 0;
-  for (const auto& s : strings_) n += s.size();
+  for (const auto& s : strings()) n += s.size();
   return n;
 }
 
 bool Tensor::SameValue(const Tensor& o) const {
   if (type_ != o.type_ || dims_ != o.dims_) return false;
-  if (type_ == DataType::kString) return strings_ == o.strings_;
+  if (type_ == DataType::kString) return strings() == o.strings();
   auto a = raw_bytes(), b = o.raw_bytes();
   return a.size() == b.size() && (a.data() == b.data() || std::memcmp(a.data(), b.data(), a.size()) == 0);
 }

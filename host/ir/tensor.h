@@ -53,32 +53,52 @@ class Tensor {
     auto b = bytes();
     return {reinterpret_cast<const T*>(b.data()), b.size() / sizeof(T)};
   }
-  const std::vector<std::string>& strings() const { return strings_; }
+  const std::vector<std::string>& strings() const { return rare_ ? rare_->strings : NoRareParts().strings; }
   // Bytes held by this tensor (string payloads included).
   uint64_t byte_size() const;
 
   const std::string& name() const { return name_; }
   void set_name(std::string n) { name_ = std::move(n); }
-  const std::string& doc_string() const { return doc_string_; }
-  void set_doc_string(std::string d) { doc_string_ = std::move(d); }
+  const std::string& doc_string() const { return rare_ ? rare_->doc_string : NoRareParts().doc_string; }
+  void set_doc_string(std::string d) {
+    if (!d.empty() || rare_) MutableRareParts().doc_string = std::move(d);
+  }
   Storage storage() const { return storage_; }
   void set_storage(Storage s) { storage_ = s; }
-  const std::optional<ExternalDataInfo>& external() const { return external_; }
-  void set_external(std::optional<ExternalDataInfo> e) { external_ = std::move(e); }
+  const std::optional<ExternalDataInfo>& external() const { return rare_ ? rare_->external : NoRareParts().external; }
+  void set_external(std::optional<ExternalDataInfo> e) {
+    if (e || rare_) MutableRareParts().external = std::move(e);
+  }
   // ONNX's deprecated `segment` field, kept verbatim when present.
-  std::optional<std::pair<int64_t, int64_t>> segment;
+  const std::optional<std::pair<int64_t, int64_t>>& segment() const {
+    return rare_ ? rare_->segment : NoRareParts().segment;
+  }
+  void set_segment(std::optional<std::pair<int64_t, int64_t>> s) {
+    if (s || rare_) MutableRareParts().segment = s;
+  }
 
   // Same type, dims and bytes (names and storage form are not compared).
   bool SameValue(const Tensor& o) const;
 
  private:
+  // What few tensors have, out of line: a model's weights are mostly small numeric tensors with none of it, and a
+  // tensor with all of it inline took 232 bytes (a 1M-node chain holds 667k of them). Shared between copies;
+  // a setter gives its tensor a copy of its own first.
+  struct RareParts {
+    std::vector<std::string> strings;
+    std::string doc_string;
+    std::optional<ExternalDataInfo> external;
+    std::optional<std::pair<int64_t, int64_t>> segment;
+  };
+  static const RareParts& NoRareParts();
+  RareParts& MutableRareParts();
+
   DataType type_ = DataType::kUndefined;
+  Storage storage_ = Storage::kRaw;
   std::vector<int64_t> dims_;
   std::shared_ptr<const Buffer> data_;
-  std::vector<std::string> strings_;
-  std::string name_, doc_string_;
-  Storage storage_ = Storage::kRaw;
-  std::optional<ExternalDataInfo> external_;
+  std::string name_;
+  std::shared_ptr<RareParts> rare_;
 };
 
 // ONNX's SparseTensorProto: values, COO indices and the dense shape.

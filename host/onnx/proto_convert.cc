@@ -148,7 +148,7 @@ Tensor TensorFromProto(TensorProto&& p, ExternalDataReader* ext, const std::stri
   }
   t.set_name(p.name());
   t.set_doc_string(p.doc_string());
-  if (p.has_segment()) t.segment = std::make_pair(p.segment().begin(), p.segment().end());
+  if (p.has_segment()) t.set_segment(std::make_pair(p.segment().begin(), p.segment().end()));
   return t;
 }
 
@@ -157,9 +157,9 @@ void TensorToProto(const Tensor& t, TensorProto* p, const ExternalSink* sink) {
   p->set_data_type(static_cast<int32_t>(t.type()));
   if (!t.name().empty()) p->set_name(t.name());
   if (!t.doc_string().empty()) p->set_doc_string(t.doc_string());
-  if (t.segment) {
-    p->mutable_segment()->set_begin(t.segment->first);
-    p->mutable_segment()->set_end(t.segment->second);
+  if (t.segment()) {
+    p->mutable_segment()->set_begin(t.segment()->first);
+    p->mutable_segment()->set_end(t.segment()->second);
   }
   if (t.type() == DataType::kString) {
     for (const auto& s : t.strings()) p->add_string_data(s);
