@@ -101,18 +101,12 @@ std::shared_ptr<const RuleSet> RuleSet::ForPass(sdk::PassContext& ctx, PackPrefe
 
   auto set = std::make_shared<RuleSet>();
   try {
-    // The built-in packs come first, then the given ones, as one ordered list: the first failing file is the
-    // error either way.
+    // The built-in packs (read ahead, or here), then the given ones: the first failing file in that order is the
+    // error.
     std::optional<std::vector<RulePack>> ahead;
     if (!builtin.empty() && ahead_of_time) ahead = ahead_of_time->Take(builtin_key);
-    if (ahead) {
-      set->packs_ = std::move(*ahead);
-      for (RulePack& pack : LoadRulePackFiles(given)) set->packs_.push_back(std::move(pack));
-    } else {
-      std::vector<std::string> files = builtin;
-      files.insert(files.end(), given.begin(), given.end());
-      set->packs_ = LoadRulePackFiles(files);
-    }
+    set->packs_ = ahead ? std::move(*ahead) : LoadRulePackFiles(builtin);
+    for (RulePack& pack : LoadRulePackFiles(given)) set->packs_.push_back(std::move(pack));
     for (const auto& p : registered) {
       std::string source = p.source_name.empty() ? "plugin pack " + std::string(p.name) : std::string(p.source_name);
       set->packs_.push_back(LoadRulePack(p.yaml, source));
