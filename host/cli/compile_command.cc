@@ -84,6 +84,16 @@ std::string TargetSummaryText(const nlohmann::json& report) {
   return line + "\n";
 }
 
+// How much of the output to prefill: the input file's size (the output of a compile is about as large: passes
+// rewrite weights, they rarely drop many), or nothing for a small model, where a thread would cost more than it
+// saves.
+uint64_t PrefillBytes(const std::string& model) {
+  constexpr uint64_t kWorthIt = uint64_t{4} << 20;
+  std::error_code ec;
+  uint64_t bytes = fs::file_size(model, ec);
+  return !ec && bytes >= kWorthIt ? bytes : 0;
+}
+
 int RunCompile(const CompileArgs& a) {
   SetLogLevelFlag(a.log_level);
   // Plugins first (--plugin, then the pipeline's, then the search path's): option flags may name their options.
@@ -126,14 +136,18 @@ int RunCompile(const CompileArgs& a) {
   req.progress = [&](const std::string& stage, uint64_t v) { progress.Update(stage, v); };
 
   flow.Prepare(resolved);  // passes may start reading their own files while the model loads
+  // The output is opened before the model is read, so an unwritable path fails first; and when the model is large
+  // its expected size (the input's) is prefilled while the model loads and the passes run (AtomicFile::Prefill).
+  AtomicFile out(a.output);
+  ExportOptions eo;
+  eo.external_data_threshold = a.external_threshold;
+  if (!eo.external_data_threshold) out.Prefill(PrefillBytes(a.model));
   LoadTimes times;
   times.started = std::chrono::steady_clock::now();
   auto model = LoadModel(a.model);
   times.loaded = std::chrono::steady_clock::now();
-  ExportOptions eo;
-  eo.external_data_threshold = a.external_threshold;
   nlohmann::json report = flow.Compile(*model, a.model, resolved, req, times,
-                                       [&](Model& m) { WriteModel(m, a.output, eo); });  // written whole or not
+                                       [&](Model& m) { WriteModel(m, out, eo); });  // written whole or not
   report["output"] = a.output;
   if (trace_file) {
     trace_file->stream() << EscapeJsonForDisplay(trace).dump(1) << "\n";

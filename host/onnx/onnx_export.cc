@@ -261,7 +261,13 @@ void WriteStreamed(onnx::ModelProto& proto, std::unordered_map<const onnx::Tenso
 onnx::ModelProto ExportModelProto(const Model& model) { return Export(model, nullptr); }
 
 void WriteModel(const Model& model, const std::string& path, const ExportOptions& options) {
+  AtomicFile out(path);
+  WriteModel(model, out, options);
+}
+
+void WriteModel(const Model& model, AtomicFile& out, const ExportOptions& options) {
   namespace fs = std::filesystem;
+  const std::string& path = out.path();
   const std::string data_name = fs::path(path).filename().string() + ".data";
   const std::string data_path = (fs::path(path).parent_path() / data_name).string();
   std::unique_ptr<AtomicFile> data;
@@ -296,7 +302,6 @@ void WriteModel(const Model& model, const std::string& path, const ExportOptions
     return true;
   };
   onnx::ModelProto proto = Export(model, &stream_or_external);
-  AtomicFile out(path);
   WriteStreamed(proto, streamed, out.stream(), path);
   if (data) data->Commit();
   out.Commit();

@@ -15,6 +15,8 @@ class ModelProto;
 
 namespace kiln {
 
+class AtomicFile;
+
 struct ExportOptions {
   // Initializers of at least this many bytes go to an external-data file beside the model. Unset: tensors that
   // were external when read stay external, the rest are written inline.
@@ -28,5 +30,8 @@ onnx::ModelProto ExportModelProto(const Model& model);
 // Writes the model (and its external-data file, if any) to `path` through temporary files renamed into place, so
 // a failure never leaves a partial file. Throws kiln::Error on failure.
 void WriteModel(const Model& model, const std::string& path, const ExportOptions& options = {});
+// The same into an output file opened by the caller (to fail early on an unwritable path, or to prefill it);
+// commits it on success.
+void WriteModel(const Model& model, AtomicFile& out, const ExportOptions& options = {});
 
 }  // namespace kiln

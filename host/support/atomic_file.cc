@@ -1,10 +1,15 @@
 #include "support/atomic_file.h"
 
+#include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <memory>
+#include <system_error>
 
 #include "support/error.h"
 
@@ -17,16 +22,56 @@ AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
 }
 
 AtomicFile::~AtomicFile() {
+  StopPrefill();
   if (done_) return;
   out_.close();
   std::remove(temp_.c_str());
 }
 
+void AtomicFile::Prefill(uint64_t bytes) {
+  if (bytes == 0 || prefill_.joinable() || prefilled_ || std::thread::hardware_concurrency() < 2) return;
+  int fd = ::open(temp_.c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd < 0) return;
+  try {
+    prefill_ = std::thread([this, fd, bytes] {
+      constexpr size_t kChunk = size_t{1} << 20;
+      // calloc'd: untouched zero pages, so reading them costs nothing
+      std::unique_ptr<char, decltype(&std::free)> zeros(static_cast<char*>(std::calloc(kChunk, 1)), &std::free);
+      for (uint64_t at = 0; zeros && at < bytes && !stop_prefill_.load(std::memory_order_relaxed);) {
+        ssize_t n = ::pwrite(fd, zeros.get(), static_cast<size_t>(std::min<uint64_t>(kChunk, bytes - at)),
+                             static_cast<off_t>(at));
+        if (n <= 0) break;
+        at += static_cast<uint64_t>(n);
+      }
+      ::close(fd);
+    });
+    prefilled_ = true;
+  } catch (const std::system_error&) {
+    ::close(fd);  // no thread to spare: the write allocates the pages itself, as it would without this
+  }
+}
+
+void AtomicFile::StopPrefill() {
+  if (!prefill_.joinable()) return;
+  stop_prefill_.store(true, std::memory_order_relaxed);
+  prefill_.join();
+}
+
+std::ofstream& AtomicFile::stream() {
+  StopPrefill();  // its zeros must never land after the real bytes
+  return out_;
+}
+
 void AtomicFile::Commit() {
+  StopPrefill();
   out_.flush();
   bool ok = static_cast<bool>(out_);
+  const std::streamoff written = ok ? static_cast<std::streamoff>(out_.tellp()) : -1;
   out_.close();
-  if (!ok || out_.fail()) throw UsageError(path_ + ": writing failed (disk full?)");
+  if (!ok || out_.fail() || written < 0) throw UsageError(path_ + ": writing failed (disk full?)");
+  // The prefill may have run past the end of what was written.
+  if (prefilled_ && ::truncate(temp_.c_str(), static_cast<off_t>(written)) != 0)
+    throw UsageError(path_ + ": cannot cut to its written size: " + std::strerror(errno));
   if (std::rename(temp_.c_str(), path_.c_str()) != 0)
     throw UsageError(path_ + ": cannot rename into place: " + std::strerror(errno));
   done_ = true;

@@ -2,8 +2,11 @@
 // never see a partial file and a failure leaves nothing behind.
 #pragma once
 
+#include <atomic>
+#include <cstdint>
 #include <fstream>
 #include <string>
+#include <thread>
 
 namespace kiln {
 
@@ -15,15 +18,31 @@ class AtomicFile {
   AtomicFile(const AtomicFile&) = delete;
   AtomicFile& operator=(const AtomicFile&) = delete;
 
-  std::ofstream& stream() { return out_; }
+  // Starts writing `bytes` zero bytes to the temporary file on another thread, for a caller that will write
+  // about that much later: the page cache then holds the file's pages when the real bytes arrive, and writing
+  // them is a copy into memory the kernel already has. Allocating fresh page-cache pages is most of the cost of
+  // writing a large file (on the 2-core VM here, `dd` of a 100 MB file: 57 to 209 ms into a new file, 36 to
+  // 42 ms over the same file's cached pages). The thread does that work while the caller is busy elsewhere
+  // (kiln compile: while the model loads and the passes run): it moves it to an idle core, it does not remove
+  // it. A hint: nothing happens on a single-core machine or for an empty request, and an error in the thread
+  // (disk full) only ends it early; the real write reports its own. The first stream() call stops the thread
+  // before anything is written, and Commit() cuts the file to what was written.
+  void Prefill(uint64_t bytes);
+
+  std::ofstream& stream();
   const std::string& path() const { return path_; }
   // Flushes, closes and renames into place; throws kiln::Error when any step fails.
   void Commit();
 
  private:
+  void StopPrefill();
+
   std::string path_, temp_;
   std::ofstream out_;
   bool done_ = false;
+  std::thread prefill_;
+  std::atomic<bool> stop_prefill_{false};
+  bool prefilled_ = false;
 };
 
 }  // namespace kiln

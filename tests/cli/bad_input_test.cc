@@ -191,6 +191,11 @@ TEST_F(BadInput, UnwritableOutputLeavesNothing) {
   auto r = RunKiln("compile " + p.string() + " -o " + (dir_ / "no" / "such" / "dir.onnx").string() + " --oo.level=O0");
   EXPECT_EQ(r.rc, 1) << r.output;
   EXPECT_NE(r.output.find("cannot write"), std::string::npos) << r.output;
+  // The output is opened before the model is read: a compile that could never be written does no work.
+  r = RunKiln("compile " + (dir_ / "absent.onnx").string() + " -o " + (dir_ / "no" / "dir.onnx").string());
+  EXPECT_EQ(r.rc, 1) << r.output;
+  EXPECT_NE(r.output.find("dir.onnx: cannot write"), std::string::npos) << r.output;
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir_), {}), 1) << "only m.onnx";
 }
 
 TEST_F(BadInput, UsageErrors) {

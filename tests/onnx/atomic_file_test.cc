@@ -1,0 +1,115 @@
+// AtomicFile (host/support/atomic_file.h): the destination appears only on Commit, with exactly the bytes written,
+// whether or not a prefill ran ahead of them (shorter, longer or nothing written), and a file never committed
+// leaves nothing behind, its prefill stopped.
+#include "support/atomic_file.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <thread>
+
+namespace kiln {
+namespace {
+
+namespace fs = std::filesystem;
+
+class AtomicFileTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("kiln_atomic_file_" + std::to_string(::getpid()));
+    fs::create_directories(dir_);
+    path_ = (dir_ / "out.onnx").string();
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  // Bytes that differ from one offset to the next, so a zero, a shift or a lost block shows.
+  static std::string Pattern(size_t n) {
+    std::string s(n, '\0');
+    for (size_t i = 0; i < n; ++i) s[i] = static_cast<char>(1 + (i * 7 + i / 4096) % 251);
+    return s;
+  }
+  std::string Read() const {
+    std::ifstream in(path_, std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), {}};
+  }
+  // Waits (up to 10 s) for the one file in the directory, the temporary one, to reach `bytes`.
+  bool TempGrowsTo(uint64_t bytes) const {
+    for (int i = 0; i < 1000; ++i) {
+      for (const auto& e : fs::directory_iterator(dir_))
+        if (e.file_size() >= bytes) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return false;
+  }
+  size_t FilesInDir() const { return static_cast<size_t>(std::distance(fs::directory_iterator(dir_), {})); }
+
+  fs::path dir_;
+  std::string path_;
+};
+
+TEST_F(AtomicFileTest, APrefillLongerThanTheBytesWrittenIsCutToThem) {
+  const std::string bytes = Pattern(100'000);
+  {
+    AtomicFile f(path_);
+    f.Prefill(size_t{3} << 20);
+    // Let the prefill get past the bytes about to be written, so the cut is what the test sees (it always runs
+    // on two cores or more; on one, Prefill does nothing and there is nothing to cut).
+    if (std::thread::hardware_concurrency() >= 2) {
+      EXPECT_TRUE(TempGrowsTo(size_t{3} << 20));
+    }
+    f.stream().write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    EXPECT_FALSE(fs::exists(path_));
+    f.Commit();
+  }
+  EXPECT_EQ(fs::file_size(path_), bytes.size());
+  EXPECT_EQ(Read(), bytes);
+  EXPECT_EQ(FilesInDir(), 1u);
+}
+
+TEST_F(AtomicFileTest, BytesWrittenPastThePrefillAreKeptInOrder) {
+  const std::string bytes = Pattern((size_t{2} << 20) + 12'345);
+  {
+    AtomicFile f(path_);
+    f.Prefill(5000);
+    f.stream().write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    f.Commit();
+  }
+  EXPECT_EQ(Read(), bytes);
+}
+
+TEST_F(AtomicFileTest, APrefilledFileWithNothingWrittenCommitsEmpty) {
+  {
+    AtomicFile f(path_);
+    f.Prefill(size_t{1} << 20);
+    f.Commit();
+  }
+  ASSERT_TRUE(fs::exists(path_));
+  EXPECT_EQ(fs::file_size(path_), 0u);
+}
+
+TEST_F(AtomicFileTest, AFileNeverCommittedLeavesNothingBehindWithItsPrefill) {
+  {
+    AtomicFile f(path_);
+    f.Prefill(size_t{64} << 20);  // still running, most likely, when the file is dropped
+    f.stream() << "partial";
+  }
+  EXPECT_EQ(FilesInDir(), 0u);
+  {
+    AtomicFile f(path_);
+    f.Prefill(size_t{64} << 20);  // dropped before anything is written
+  }
+  EXPECT_EQ(FilesInDir(), 0u);
+}
+
+TEST_F(AtomicFileTest, AnUnwritableDirectoryIsRefusedWhenOpened) {
+  EXPECT_ANY_THROW(AtomicFile((dir_ / "missing" / "out.onnx").string()));
+}
+
+}  // namespace
+}  // namespace kiln
