@@ -13,6 +13,7 @@
 #include "cli/commands.h"
 #include "cli/option_flags.h"
 #include "compile/compile_flow.h"
+#include "ir/buffer.h"
 #include "ir/model.h"
 #include "onnx/onnx_export.h"
 #include "onnx/onnx_import.h"
@@ -160,7 +161,9 @@ int RunCompile(const CompileArgs& a) {
     f.Commit();
   }
   std::cerr << EscapeForDisplay(ReportSummaryText(report) + TargetSummaryText(report), true);
-  // The process ends here: skip freeing a large graph node by node (as compilers do), the OS takes it back.
+  // The process ends here: skip freeing a large graph node by node (as compilers do), the OS takes it back; its
+  // computed constants, written already, are not made whole as the plugins unload.
+  Buffer::AbandonComputed();
   (void)model.release();
   return 0;
 }

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -29,6 +30,10 @@ class Buffer {
   // that kernels before 5.14 ignore), where reading it would fault them in a few at a time.
   virtual void ReleasePages(size_t /*offset*/, size_t /*size*/) const {}
   virtual void PopulatePages(size_t /*offset*/, size_t /*size*/) const {}
+  // For bytes computed on demand (Buffer::Computed) and not yet made whole: writes bytes [offset, offset +
+  // out.size()) to `out` and returns true, so that a writer streams them through a small buffer; false for any
+  // other buffer, whose raw_bytes() are at hand. Throws what the computation throws (kiln::Error).
+  virtual bool ComputeInto(size_t /*offset*/, std::span<std::byte> /*out*/) const { return false; }
   static size_t PageSize();
 
   // Takes the string's storage without copying it.
@@ -45,6 +50,22 @@ class Buffer {
   // The bytes AlignedSlice windows have copied so far in this process: a test can tell that a compile read a
   // weight typed only where it had to.
   static uint64_t AlignedCopyBytes();
+  // Bytes made when first needed (computed constants, ABI 1.10): compute(offset, out) fills bytes [offset,
+  // offset + out.size()), both multiples of `granule` (the element size), `out` aligned for any element type; it is
+  // called for any range, in any order, from any thread. data() and raw_bytes() make the whole once, thread-safely,
+  // and then drop `compute` (and what it holds); until then ComputeInto makes any range, widened to whole granules
+  // through a scratch copy where it must be. A compute that throws leaves the buffer as it was, to be asked again.
+  // `owner` names what the function's code belongs to, for SettleComputed (a plugin set; null for the host's own).
+  using ComputeFn = std::function<void(size_t offset, std::span<std::byte> out)>;
+  static std::shared_ptr<const Buffer> Computed(size_t size, size_t granule, ComputeFn compute,
+                                                const void* owner = nullptr);
+  // Makes every computed buffer of `owner` still alive whole and drops its function: the code behind the functions
+  // is about to go away (the owner's plugins unloading). One whose computation fails then fails every later read
+  // with its message.
+  static void SettleComputed(const void* owner);
+  // Forgets every computed buffer, so that no SettleComputed makes it whole: for a process about to end that keeps
+  // its model unfreed (kiln compile), where making bytes nobody will read would cost as much as the fold itself.
+  static void AbandonComputed();
   // Maps a whole file read-only. Throws kiln::Error (invalid model) naming the file when it cannot.
   static std::shared_ptr<const Buffer> MapFile(const std::string& path);
 };

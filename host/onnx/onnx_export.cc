@@ -1,5 +1,6 @@
 #include "onnx/onnx_export.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <limits>
 #include <memory>
@@ -15,6 +16,7 @@
 #include <google/protobuf/io/zero_copy_stream_impl.h>
 #include <onnx/onnx_pb.h>
 
+#include "ir/buffer.h"
 #include "ir/model.h"
 #include "ir/topo_order.h"
 #include "onnx/annotations_key.h"
@@ -182,30 +184,52 @@ onnx::ModelProto Export(const Model& m, const ExternalSink* sink) {
   return p;
 }
 
+// Writes a tensor's bytes to `os`: a computed buffer not yet made whole a piece at a time through `piece` (so a
+// rewritten weight goes from the model file to the output without ever being held whole), any other at once from
+// where its bytes lie.
+void WriteBufferBytes(const Buffer* b, std::ostream& os, std::vector<std::byte>& piece) {
+  if (!b || b->size() == 0) return;
+  constexpr size_t kPiece = size_t{256} << 10;  // stays in the core's cache between computing and writing
+  for (size_t at = 0; at < b->size(); at += kPiece) {
+    const size_t n = std::min(kPiece, b->size() - at);
+    if (piece.size() < n) piece.resize(kPiece);
+    std::span<std::byte> out(piece.data(), n);
+    if (!b->ComputeInto(at, out)) {  // not computed, or made whole meanwhile: the rest is at hand
+      std::span<const std::byte> rest = b->raw_bytes().subspan(at);
+      os.write(reinterpret_cast<const char*>(rest.data()), static_cast<std::streamsize>(rest.size()));
+      return;
+    }
+    os.write(reinterpret_cast<const char*>(out.data()), static_cast<std::streamsize>(n));
+  }
+}
+
 // Serializes `proto` to `os` with the raw bytes in `streamed` (keyed by the tensor proto that lacks them) written
 // straight from the tensors' buffers, so that writing never holds a second copy of the weights. Protobuf reads
 // fields in any order: the model's other fields come first, then the graph, whose initializers come last.
 // Tensors of subgraphs get their bytes in the proto instead (they are small and nested deeper).
-void WriteStreamed(onnx::ModelProto& proto, std::unordered_map<const onnx::TensorProto*, std::span<const std::byte>>& streamed,
+void WriteStreamed(onnx::ModelProto& proto, std::unordered_map<const onnx::TensorProto*, const Buffer*>& streamed,
                    std::ostream& os, const std::string& path) {
   using google::protobuf::io::CodedOutputStream;
   std::unique_ptr<onnx::GraphProto> graph(proto.release_graph());
   google::protobuf::RepeatedPtrField<onnx::TensorProto> inits;
   inits.Swap(graph->mutable_initializer());
-  std::vector<std::optional<std::span<const std::byte>>> raw(static_cast<size_t>(inits.size()));
+  std::vector<std::optional<const Buffer*>> raw(static_cast<size_t>(inits.size()));
   for (int i = 0; i < inits.size(); ++i)
     if (auto it = streamed.find(&inits.Get(i)); it != streamed.end()) {
       raw[static_cast<size_t>(i)] = it->second;
       streamed.erase(it);
     }
-  for (auto& [p, bytes] : streamed)
+  for (auto& [p, buffer] : streamed) {
+    std::span<const std::byte> bytes = buffer ? buffer->raw_bytes() : std::span<const std::byte>();
     const_cast<onnx::TensorProto*>(p)->set_raw_data(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  }
+  auto size_of = [](const Buffer* b) -> uint64_t { return b ? b->size() : 0; };
   constexpr uint32_t kGraphTag = (7 << 3) | 2, kInitializerTag = (5 << 3) | 2, kRawDataTag = (9 << 3) | 2;
   auto field = [](uint64_t body) { return 1 + CodedOutputStream::VarintSize64(body) + body; };
   std::vector<uint64_t> bodies(raw.size());
   uint64_t graph_bytes = graph->ByteSizeLong();
   for (size_t i = 0; i < raw.size(); ++i) {
-    bodies[i] = inits.Get(static_cast<int>(i)).ByteSizeLong() + (raw[i] ? field(raw[i]->size()) : 0);
+    bodies[i] = inits.Get(static_cast<int>(i)).ByteSizeLong() + (raw[i] ? field(size_of(*raw[i])) : 0);
     graph_bytes += field(bodies[i]);
   }
   if (proto.ByteSizeLong() + field(graph_bytes) > static_cast<uint64_t>(std::numeric_limits<int32_t>::max()))
@@ -227,11 +251,12 @@ void WriteStreamed(onnx::ModelProto& proto, std::unordered_map<const onnx::Tenso
   auto co = std::make_unique<CodedOutputStream>(&zero_copy);
   // Large raw bytes go to the stream directly (the file buffer passes a large write straight to the kernel):
   // copied through protobuf's 8 KB blocks they cost a second copy of every weight.
-  auto write_direct = [&](std::span<const std::byte> bytes) {
+  std::vector<std::byte> piece;
+  auto write_direct = [&](const Buffer* bytes) {
     if (co->HadError()) throw UsageError(path + ": writing failed");
     co.reset();  // hands its unused block back
     zero_copy.Flush();
-    os.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+    WriteBufferBytes(bytes, os, piece);
     co = std::make_unique<CodedOutputStream>(&zero_copy);
   };
   constexpr size_t kDirect = size_t{64} << 10;
@@ -244,12 +269,15 @@ void WriteStreamed(onnx::ModelProto& proto, std::unordered_map<const onnx::Tenso
     co->WriteVarint64(bodies[i]);
     inits.Get(static_cast<int>(i)).SerializeWithCachedSizes(co.get());
     if (!raw[i]) continue;
+    const uint64_t size = size_of(*raw[i]);
     co->WriteTag(kRawDataTag);
-    co->WriteVarint64(raw[i]->size());
-    if (raw[i]->size() >= kDirect)
+    co->WriteVarint64(size);
+    if (size >= kDirect) {
       write_direct(*raw[i]);
-    else
-      co->WriteRaw(raw[i]->data(), static_cast<int>(raw[i]->size()));
+    } else if (size != 0) {
+      std::span<const std::byte> bytes = (*raw[i])->raw_bytes();
+      co->WriteRaw(bytes.data(), static_cast<int>(bytes.size()));
+    }
   }
   if (co->HadError()) throw UsageError(path + ": writing failed");
   co.reset();
@@ -272,16 +300,17 @@ void WriteModel(const Model& model, AtomicFile& out, const ExportOptions& option
   const std::string data_path = (fs::path(path).parent_path() / data_name).string();
   std::unique_ptr<AtomicFile> data;
   uint64_t offset = 0;
+  std::vector<std::byte> piece;
   ExternalSink sink = [&](const Tensor& t, onnx::TensorProto* p) {
     bool external = options.external_data_threshold ? t.byte_size() >= *options.external_data_threshold
                                                     : t.storage() == Tensor::Storage::kExternal;
     if (!external) return false;
     if (!data) data = std::make_unique<AtomicFile>(data_path);
-    auto bytes = t.raw_bytes();
+    const uint64_t size = t.buffer() ? t.buffer()->size() : 0;
     uint64_t pad = (64 - offset % 64) % 64;  // 64-byte alignment keeps mapped tensors aligned for SIMD loads
     for (uint64_t i = 0; i < pad; ++i) data->stream().put('\0');
     offset += pad;
-    data->stream().write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+    WriteBufferBytes(t.buffer().get(), data->stream(), piece);
     p->set_data_location(onnx::TensorProto::EXTERNAL);
     auto add = [p](const std::string& k, const std::string& v) {
       auto* e = p->add_external_data();
@@ -290,15 +319,15 @@ void WriteModel(const Model& model, AtomicFile& out, const ExportOptions& option
     };
     add("location", data_name);
     add("offset", std::to_string(offset));
-    add("length", std::to_string(bytes.size()));
-    offset += bytes.size();
+    add("length", std::to_string(size));
+    offset += size;
     return true;
   };
-  std::unordered_map<const onnx::TensorProto*, std::span<const std::byte>> streamed;
+  std::unordered_map<const onnx::TensorProto*, const Buffer*> streamed;
   ExternalSink stream_or_external = [&](const Tensor& t, onnx::TensorProto* p) {
     if (sink(t, p)) return true;
     if (t.storage() == Tensor::Storage::kTyped && ElementSize(t.type()) != 0) return false;
-    streamed[p] = t.raw_bytes();  // raw bytes: written straight from the tensor's buffer below, never copied
+    streamed[p] = t.buffer().get();  // raw bytes: written straight from the tensor's buffer below, never copied
     return true;
   };
   onnx::ModelProto proto = Export(model, &stream_or_external);

@@ -2,6 +2,9 @@
 // (types, symbolic shapes, producers and consumers, constant data) and, since ABI 1.1, subgraphs. None of them
 // changes the graph; a NULL handle or an index out of range reads as "nothing" (NULL, 0, -1).
 #include <algorithm>
+#include <cstring>
+#include <span>
+#include <string>
 
 #include "analysis/topo_cache.h"
 #include "ir/graph.h"
@@ -123,6 +126,27 @@ const KilnTensorView* ValueConstantBytes(KilnValue* v) {
   });
 }
 
+// ---- 1.10
+KilnStatus* ValueConstantRead(KilnValue* v, uint64_t offset, uint64_t size, void* out) {
+  return Guarded([&] {
+    if (!v) throw std::invalid_argument("value is NULL");
+    std::shared_ptr<const Tensor> t = ConstantTensorOf(*FromKiln(v));
+    if (!t || t->type() == DataType::kString)
+      throw std::invalid_argument("value '" + FromKiln(v)->name() + "' is not a constant of numbers");
+    const std::shared_ptr<const Buffer>& b = t->buffer();
+    const uint64_t total = b ? b->size() : 0;
+    if (offset > total || size > total - offset)
+      throw SlotError(KILN_STATUS_OUT_OF_RANGE, "bytes " + std::to_string(offset) + ".." +
+                                                    std::to_string(offset + size) + " of constant '" +
+                                                    FromKiln(v)->name() + "' of " + std::to_string(total) + " bytes");
+    if (size == 0) return;
+    if (!out) throw std::invalid_argument("out is NULL");
+    std::span<std::byte> dst(static_cast<std::byte*>(out), static_cast<size_t>(size));
+    if (!b->ComputeInto(static_cast<size_t>(offset), dst))
+      std::memcpy(dst.data(), b->raw_bytes().data() + offset, dst.size());
+  });
+}
+
 // ---- subgraphs (1.1)
 size_t NodeSubgraphCount(KilnNode* n) {
   return GuardedValue<size_t>(0, [&] { return n ? FromKiln(n)->subgraphs().size() : size_t{0}; });
@@ -181,6 +205,7 @@ void FillGraphSlots(KilnHostApi& api) {
   api.value_is_constant = ValueIsConstant;
   api.value_constant_data = ValueConstantData;
   api.value_constant_bytes = ValueConstantBytes;
+  api.value_constant_read = ValueConstantRead;
   api.node_subgraph_count = NodeSubgraphCount;
   api.node_subgraph = NodeSubgraph;
   api.attr_graph = AttrGraph;

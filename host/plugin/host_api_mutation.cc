@@ -9,6 +9,7 @@
 #include <onnx/defs/schema.h>
 
 #include "compile/resource_limits.h"
+#include "ir/buffer.h"
 #include "ir/graph.h"
 #include "ir/model.h"
 #include "ir/topo_order.h"
@@ -19,6 +20,7 @@
 
 #include "shape/schema_registry.h"
 #include "shape/shape_inference.h"
+#include "support/error.h"
 
 namespace kiln::plugin {
 
@@ -126,6 +128,73 @@ KilnStatus* CreateConstant(KilnGraph* g, const char* name, int32_t elem_type, si
       *out_data = &view;
     }
     *out_value = ToKiln(v);
+  });
+}
+
+// ---- 1.10
+// The sources' tensors (their bytes kept alive and unchanged: tensors are immutable) and the views compute reads.
+struct ComputeSources {
+  std::vector<std::shared_ptr<const Tensor>> tensors;
+  std::vector<KilnTensorView> views;
+  std::vector<const KilnTensorView*> pointers;
+};
+
+KilnStatus* CreateComputedConstant(KilnGraph* g, const char* name, int32_t elem_type, size_t rank,
+                                   const int64_t* dims, KilnValue* const* sources, size_t source_count,
+                                   KilnComputeBytesFn compute, void* state, KilnDestroyFn release,
+                                   KilnValue** out_value) {
+  // The state is the host's from the call on: released with the computation, or at once when the call fails.
+  std::shared_ptr<void> held(state, [release](void* st) {
+    if (release) release(st);
+  });
+  return Guarded([&] {
+    Graph& graph = LiveGraph(g);
+    if (!out_value || !compute) throw std::invalid_argument("out_value or compute is NULL");
+    if (source_count != 0 && !sources) throw std::invalid_argument("sources is NULL");
+    if (!ValidElemType(elem_type) || elem_type == KILN_ELEM_STRING)
+      throw std::invalid_argument("element type " + std::to_string(elem_type) +
+                                  " is not one a computed constant can hold (any numeric type, not STRING)");
+    std::vector<int64_t> shape = CheckedDims(rank, dims);
+    uint64_t count = 1, bytes = 0;
+    for (int64_t d : shape)
+      if (__builtin_mul_overflow(count, static_cast<uint64_t>(d), &count)) throw std::length_error("dims overflow");
+    const size_t element = kiln_elem_type_size(elem_type);
+    if (__builtin_mul_overflow(count, element, &bytes)) throw std::length_error("dims overflow");
+    auto src = std::make_shared<ComputeSources>();
+    for (size_t i = 0; i < source_count; ++i) {
+      Value& v = LiveValue(sources[i], "a source");
+      CheckVisible(graph, v);
+      std::shared_ptr<const Tensor> t = ConstantTensorOf(v);
+      if (!t || t->type() == DataType::kString)
+        throw std::invalid_argument("source " + std::to_string(i) + " ('" + v.name() +
+                                    "') is not a constant of numbers");
+      src->tensors.push_back(std::move(t));
+    }
+    src->views.resize(source_count);
+    for (size_t i = 0; i < source_count; ++i) {
+      const Tensor& t = *src->tensors[i];
+      std::span<const std::byte> stored = t.raw_bytes();  // where they lie, as value_constant_bytes shows them
+      const int64_t* dims = t.dims().empty() ? nullptr : t.dims().data();
+      src->views[i] = KilnTensorView{sizeof(KilnTensorView), static_cast<int32_t>(t.type()),
+                                     static_cast<uint32_t>(t.dims().size()), dims,
+                                     stored.empty() ? nullptr : const_cast<std::byte*>(stored.data()), stored.size()};
+      src->pointers.push_back(&src->views[i]);
+    }
+    ChargeCreatedTensor(graph.model(), bytes);
+    const std::string label = name && *name ? name : "(unnamed)";
+    const HostServices* services = CallFrame::Current().services();
+    Buffer::ComputeFn fn = [src, compute, held, services, label](size_t offset, std::span<std::byte> out) {
+      KilnStatus* st = CallPlugin(services, "a computed constant's compute", [&] {
+        return compute(held.get(), src->pointers.data(), src->pointers.size(), offset, out.size(), out.data());
+      });
+      if (st) throw PluginError("computed constant '" + label + "': making bytes " + std::to_string(offset) + ".." +
+                                std::to_string(offset + out.size()) + " failed: " + TakeStatusText(st));
+    };
+    const void* owner = services ? static_cast<const void*>(services->plugins) : nullptr;  // settles them on unload
+    Tensor t(static_cast<DataType>(elem_type), std::move(shape),
+             Buffer::Computed(bytes, element, std::move(fn), owner));
+    t.set_name(name ? name : "");
+    *out_value = ToKiln(graph.AddInitializer(std::move(t)));
   });
 }
 
@@ -299,6 +368,7 @@ void FillMutationSlots(KilnHostApi& api) {
   api.value_set_tensor_type = SetTensorType;
   api.graph_create_node = CreateNode;
   api.graph_create_constant = CreateConstant;
+  api.graph_create_computed_constant = CreateComputedConstant;
   api.graph_create_constant_from_view = CreateConstantFromView;
   api.tensor_set_string = TensorSetString;
   api.node_set_input = NodeSetInput;

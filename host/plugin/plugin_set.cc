@@ -1,6 +1,7 @@
 // Loading, negotiating with and unloading plugins: see plugin_set.h.
 #include "plugin/plugin_set.h"
 
+#include "ir/buffer.h"
 #include "plugin/plugin_loader.h"
 #include "plugin/plugin_registration.h"
 #include "plugin/plugin_schema.h"
@@ -28,6 +29,9 @@ PluginSet::PluginSet(OptionRegistry& options, PassRegistry& passes, KernelRegist
 }
 
 PluginSet::~PluginSet() {
+  // Computed constants call into the plugins that made them: they are made whole while the code is there (a
+  // model may outlive its compiler, an API session's does).
+  Buffer::SettleComputed(this);
   while (!plugins_.empty()) plugins_.pop_back();
 }
 

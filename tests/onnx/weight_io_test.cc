@@ -386,3 +386,69 @@ TEST(ZeroedBuffer, EverySizeIsZeroAndLargeBlocksAreAligned) {
 
 }  // namespace
 }  // namespace kiln
+
+namespace kiln {
+namespace {
+
+// A computed weight (Buffer::Computed, ABI 1.10's computed constants) is written a piece at a time, inline and to
+// an external-data file, and never made whole for it: the written bytes are what it computes, and afterwards it
+// still computes ranges on demand.
+TEST(ComputedWeights, AreStreamedToTheFileWithoutBeingMadeWhole) {
+  onnx::ModelProto m = WeightsModel();
+  fs::path in = Temp("computed_in.onnx");
+  Write(in, m.SerializeAsString());
+  auto model = LoadModel(in.string());
+  constexpr size_t kElements = (size_t{3} << 20) / 4 + 5;  // past the writer's pieces, with a remainder
+  auto value = [](size_t i) { return static_cast<float>(i % 1000) * 0.5f - 7.0f; };
+  auto computed = Buffer::Computed(kElements * 4, 4, [value](size_t offset, std::span<std::byte> out) {
+    for (size_t i = 0; i < out.size() / 4; ++i) {
+      float v = value(offset / 4 + i);
+      std::memcpy(out.data() + i * 4, &v, 4);
+    }
+  });
+  Value* w = model->graph().FindValue(m.graph().initializer(0).name());
+  ASSERT_NE(w, nullptr);
+  model->graph().SetInitializer(
+      w, std::make_shared<const Tensor>(DataType::kFloat, std::vector<int64_t>{static_cast<int64_t>(kElements)},
+                                        computed));
+  auto expect_bytes = [&](const std::string& bytes) {
+    ASSERT_EQ(bytes.size(), kElements * 4);
+    for (size_t i = 0; i < kElements; i += 9973) {
+      float v;
+      std::memcpy(&v, bytes.data() + i * 4, 4);
+      ASSERT_EQ(v, value(i)) << i;
+    }
+    float last;
+    std::memcpy(&last, bytes.data() + (kElements - 1) * 4, 4);
+    EXPECT_EQ(last, value(kElements - 1));
+  };
+  std::vector<std::byte> probe(4);
+
+  fs::path out = Temp("computed_out.onnx");
+  WriteModel(*model, out.string());
+  onnx::ModelProto back;
+  {
+    std::ifstream f(out, std::ios::binary);
+    ASSERT_TRUE(back.ParseFromIstream(&f));
+  }
+  EXPECT_EQ(back.graph().initializer(0).name(), w->name());
+  expect_bytes(back.graph().initializer(0).raw_data());
+  EXPECT_TRUE(computed->ComputeInto(0, probe)) << "writing made the weight whole";
+
+  ExportOptions external;
+  external.external_data_threshold = 1024;
+  WriteModel(*model, out.string(), external);
+  EXPECT_TRUE(computed->ComputeInto(0, probe)) << "writing external data made the weight whole";
+  auto reread = LoadModel(out.string());
+  const Value* again = reread->graph().FindValue(w->name());
+  ASSERT_NE(again, nullptr);
+  std::span<const std::byte> bytes = again->initializer()->raw_bytes();
+  expect_bytes(std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+  reread.reset();
+  fs::remove(in);
+  fs::remove(out);
+  fs::remove(out.string() + ".data");
+}
+
+}  // namespace
+}  // namespace kiln

@@ -168,7 +168,7 @@ static_assert(offsetof(KilnOutlineInfo, reserved0) == 44);
 static_assert(offsetof(KilnOutlineInfo, embed_constant_max_bytes) == 48);
 static_assert(offsetof(KilnOutlineInfo, call_name) == 56);
 
-static_assert(sizeof(KilnHostApi) == 1512);  // grows with every minor version
+static_assert(sizeof(KilnHostApi) == 1528);  // grows with every minor version
 static_assert(offsetof(KilnHostApi, struct_size) == 0);
 static_assert(offsetof(KilnHostApi, abi_version) == 8);
 static_assert(offsetof(KilnHostApi, reserved0) == 12);
@@ -359,6 +359,8 @@ static_assert(offsetof(KilnHostApi, value_shape_data) == 1480);  // since 1.4
 static_assert(offsetof(KilnHostApi, graph_set_node_order) == 1488);  // since 1.5
 static_assert(offsetof(KilnHostApi, target_storage_shape) == 1496);  // since 1.6
 static_assert(offsetof(KilnHostApi, value_constant_bytes) == 1504);  // since 1.8
+static_assert(offsetof(KilnHostApi, graph_create_computed_constant) == 1512);  // since 1.10
+static_assert(offsetof(KilnHostApi, value_constant_read) == 1520);  // since 1.10
 
 // ---- the constants of 1.2 ----
 static_assert(KILN_ABI_VERSION_1_2 == 0x00010002u);
@@ -415,6 +417,17 @@ static_assert(KILN_ABI_VERSION_1_9 == 0x00010009u);
 static_assert(std::is_same_v<KilnPreparePassFn, KilnStatus* (*)(void*)>);
 static_assert(std::is_same_v<decltype(KilnPassInfo::prepare), KilnPreparePassFn>);
 
+// ---- 1.10 ----
+static_assert(KILN_ABI_VERSION_1_10 == 0x0001000Au);
+static_assert(std::is_same_v<KilnComputeBytesFn, KilnStatus* (*)(void*, const KilnTensorView* const*, size_t, uint64_t,
+                                                                  uint64_t, void*)>);
+static_assert(std::is_same_v<decltype(KilnHostApi::graph_create_computed_constant),
+                             KilnStatus* (*)(KilnGraph*, const char*, int32_t, size_t, const int64_t*,
+                                             KilnValue* const*, size_t, KilnComputeBytesFn, void*, KilnDestroyFn,
+                                             KilnValue**)>);
+static_assert(std::is_same_v<decltype(KilnHostApi::value_constant_read),
+                             KilnStatus* (*)(KilnValue*, uint64_t, uint64_t, void*)>);
+
 // ---- the entry point never changes ----
 static_assert(std::is_same_v<decltype(&kiln_plugin_entry), KilnPluginEntryFn>);
 static_assert(std::is_same_v<KilnPluginEntryFn,
@@ -423,7 +436,7 @@ static_assert(std::is_same_v<KilnPluginEntryFn,
 namespace {
 
 TEST(AbiVersion, MacrosPackMajorAndMinor) {
-  EXPECT_EQ(KILN_ABI_VERSION, 0x00010009u);
+  EXPECT_EQ(KILN_ABI_VERSION, 0x0001000Au);
   EXPECT_EQ(KILN_ABI_VERSION_1_0, 0x00010000u);
   EXPECT_EQ(KILN_ABI_VERSION_1_1, 0x00010001u);
   EXPECT_EQ(KILN_ABI_VERSION_1_2, 0x00010002u);
@@ -433,9 +446,10 @@ TEST(AbiVersion, MacrosPackMajorAndMinor) {
   EXPECT_EQ(KILN_ABI_VERSION_1_6, 0x00010006u);
   EXPECT_EQ(KILN_ABI_VERSION_1_7, 0x00010007u);
   EXPECT_EQ(KILN_ABI_VERSION_1_8, 0x00010008u);
-  EXPECT_EQ(KILN_ABI_VERSION_1_9, KILN_ABI_VERSION);
+  EXPECT_EQ(KILN_ABI_VERSION_1_9, 0x00010009u);
+  EXPECT_EQ(KILN_ABI_VERSION_1_10, KILN_ABI_VERSION);
   EXPECT_EQ(KILN_ABI_VERSION_GET_MAJOR(KILN_ABI_VERSION), 1u);
-  EXPECT_EQ(KILN_ABI_VERSION_GET_MINOR(KILN_ABI_VERSION), 9u);
+  EXPECT_EQ(KILN_ABI_VERSION_GET_MINOR(KILN_ABI_VERSION), 10u);
   EXPECT_EQ(KILN_ABI_VERSION_GET_MAJOR(KILN_MAKE_ABI_VERSION(2, 7)), 2u);
   EXPECT_EQ(KILN_ABI_VERSION_GET_MINOR(KILN_MAKE_ABI_VERSION(2, 7)), 7u);
   EXPECT_STREQ(KILN_PLUGIN_ENTRY_SYMBOL, "kiln_plugin_entry");

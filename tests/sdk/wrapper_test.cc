@@ -456,4 +456,27 @@ TEST_F(WrapperTest, StoredBytesAreReadByCopyingOutOfAnyAddress) {
   EXPECT_EQ(older.At<float>(2), 3.25f);
 }
 
+// ABI 1.10: on a host before it, a range of a constant's bytes is copied out of the stored bytes, and a range past
+// their end is refused.
+TEST_F(WrapperTest, ConstantRangesOnAnOlderHostComeFromTheStoredBytes) {
+  const float values[4] = {1.5f, -2.f, 3.25f, 9.f};
+  alignas(8) unsigned char file[sizeof values + 3];
+  std::memcpy(file + 3, values, sizeof values);
+  const int64_t dims[] = {4};
+  KilnValue v{{sizeof(KilnTensorView), KILN_ELEM_FLOAT, 1, dims, const_cast<float*>(values), sizeof values},
+              {sizeof(KilnTensorView), KILN_ELEM_FLOAT, 1, dims, file + 3, sizeof values}};
+  host_.struct_size = KILN_STRUCT_SIZE_UNTIL(KilnHostApi, value_constant_bytes);  // a 1.9 host
+  host_.abi_version = KILN_ABI_VERSION_1_9;
+  float got[2] = {};
+  sdk::Value(&v).ReadConstantBytes(sizeof(float), std::as_writable_bytes(std::span<float>(got)));
+  EXPECT_EQ(got[0], -2.f);
+  EXPECT_EQ(got[1], 3.25f);
+  try {
+    sdk::Value(&v).ReadConstantBytes(3 * sizeof(float), std::as_writable_bytes(std::span<float>(got)));
+    FAIL() << "bytes 12..20 of 16";
+  } catch (const sdk::Error& e) {
+    EXPECT_EQ(e.code(), KILN_STATUS_OUT_OF_RANGE);
+  }
+}
+
 }  // namespace

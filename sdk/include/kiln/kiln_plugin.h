@@ -66,6 +66,10 @@
  *        at any address).
  *   1.9  KilnPassInfo.prepare: called when a compile's pipeline is set, before the model is read, so a pass can
  *        start work that needs no model (reading its own files) on a thread of its own while the host loads.
+ *   1.10 computed constants: graph_create_computed_constant, a constant whose bytes a plugin callback makes when
+ *        they are first needed (writing the model streams them to the file a piece at a time, so a pass that
+ *        rewrites a large weight never holds the new bytes whole), and value_constant_read, a range of a constant's
+ *        bytes (only that range of a computed one is made).
  *
  * This header compiles as C99 and as C++.
  */
@@ -84,7 +88,7 @@ extern "C" {
  * ------------------------------------------------------------------------------------------------------------- */
 
 #define KILN_ABI_VERSION_MAJOR 1
-#define KILN_ABI_VERSION_MINOR 9
+#define KILN_ABI_VERSION_MINOR 10
 /* Casts that C++ code compiled with -Wold-style-cast also accepts. */
 #ifdef __cplusplus
 #define KILN_U32_(x) static_cast<uint32_t>(x)
@@ -110,6 +114,7 @@ extern "C" {
 #define KILN_ABI_VERSION_1_7 KILN_MAKE_ABI_VERSION(1, 7)
 #define KILN_ABI_VERSION_1_8 KILN_MAKE_ABI_VERSION(1, 8)
 #define KILN_ABI_VERSION_1_9 KILN_MAKE_ABI_VERSION(1, 9)
+#define KILN_ABI_VERSION_1_10 KILN_MAKE_ABI_VERSION(1, 10)
 
 /** The name of the entry symbol, for the loader. */
 #define KILN_PLUGIN_ENTRY_SYMBOL "kiln_plugin_entry"
@@ -388,6 +393,11 @@ typedef KilnStatus* (*KilnRunOnGraphFn)(void* user_data, KilnPassContext* ctx, K
 typedef void (*KilnDestroyFn)(void* user_data);
 /** KilnPassInfo.prepare (since 1.9). */
 typedef KilnStatus* (*KilnPreparePassFn)(void* user_data);
+/** graph_create_computed_constant's callback (since 1.10): writes bytes [offset, offset + size) of the constant to
+    `out` (aligned for the element type), reading the sources' stored bytes (as value_constant_bytes shows them:
+    possibly misaligned, read with memcpy). offset and size are multiples of the element size. */
+typedef KilnStatus* (*KilnComputeBytesFn)(void* state, const KilnTensorView* const* sources, size_t source_count,
+                                          uint64_t offset, uint64_t size, void* out);
 
 /** A node pass (GE's BaseNodePass: run on every node of a Kahn-order walk) or a graph pass (run once). */
 typedef struct KilnPassInfo {

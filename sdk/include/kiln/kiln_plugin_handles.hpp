@@ -468,6 +468,23 @@ class Value {
       return StoredTensor(h.value_constant_bytes(v_));
     return StoredTensor(h.value_constant_data(v_));
   }
+  // ABI 1.10: bytes [offset, offset + out.size()) of the constant (raw, little-endian), making only that range of a
+  // computed constant (Graph::ComputedConstant): hash or sample a large constant through here. On an older host, a
+  // copy out of ConstantBytes.
+  void ReadConstantBytes(uint64_t offset, std::span<std::byte> out) const {
+    const KilnHostApi& h = Host();
+    if (KILN_HOST_HAS(&h, value_constant_read) && h.value_constant_read != nullptr) {
+      Check(h.value_constant_read(v_, offset, out.size(), out.data()));
+      return;
+    }
+    StoredTensor t = ConstantBytes();
+    std::span<const std::byte> all = t ? t.Bytes() : std::span<const std::byte>();
+    if (offset > all.size() || out.size() > all.size() - offset)
+      throw Error("bytes " + std::to_string(offset) + ".." + std::to_string(offset + out.size()) +
+                      " of a constant of " + std::to_string(all.size()),
+                  KILN_STATUS_OUT_OF_RANGE);
+    if (!out.empty()) std::memcpy(out.data(), all.data() + offset, out.size());
+  }
   void SetTensorType(int32_t elem_type, const std::optional<TensorShape>& shape) const {
     detail::ShapeArrays a(shape);
     Check(Host().value_set_tensor_type(v_, elem_type, a.rank, a.dims.data(), a.symbols.data()));
@@ -701,6 +718,50 @@ class Graph {
                   KILN_STATUS_INVALID_ARGUMENT);
     std::copy(values.begin(), values.end(), out.begin());
     return c.value;
+  }
+  // ABI 1.10: a constant whose bytes `compute` makes when they are first needed, from the stored bytes of `sources`
+  // (constants the host keeps unchanged while it may ask): compute(sources, offset, out) fills bytes
+  // [offset, offset + out.size()) of the constant, `out` aligned for elem_type, offset and size multiples of its
+  // size, for any range, in any order, from any thread, as often as the host asks; it must depend on nothing but
+  // the sources and what it captured, and may throw sdk::Error. Writing the model streams the bytes to the file a
+  // piece at a time, so a pass rewriting a large weight (FuseBatchNormIntoConvPass) never holds the new bytes
+  // whole unless something reads them. The host destroys `compute` once it will not call it again. On an older
+  // host the bytes are made at once into an ordinary constant.
+  template <class F>
+  Value ComputedConstant(int32_t elem_type, std::span<const int64_t> dims, std::span<const Value> sources, F compute,
+                         std::string_view name = "") const {
+    static_assert(std::is_invocable_v<F&, std::span<const StoredTensor>, uint64_t, std::span<std::byte>>,
+                  "compute(std::span<const StoredTensor> sources, uint64_t offset, std::span<std::byte> out)");
+    const KilnHostApi& h = Host();
+    if (!KILN_HOST_HAS(&h, graph_create_computed_constant) || h.graph_create_computed_constant == nullptr) {
+      std::vector<StoredTensor> stored;
+      for (const Value& v : sources) stored.push_back(v.ConstantBytes());
+      if (elem_type == KILN_ELEM_STRING)
+        throw Error("a computed constant cannot hold strings", KILN_STATUS_INVALID_ARGUMENT);
+      NewConstant c = AllocateConstant(elem_type, dims, name);
+      std::span<std::byte> out(static_cast<std::byte*>(c.data.MutableData()), static_cast<size_t>(c.data.ByteSize()));
+      compute(std::span<const StoredTensor>(stored), uint64_t{0}, out);
+      return c.value;
+    }
+    std::vector<KilnValue*> raw;
+    for (const Value& v : sources) raw.push_back(v.raw());
+    auto* state = new F(std::move(compute));
+    KilnComputeBytesFn fill = [](void* st, const KilnTensorView* const* views, size_t count, uint64_t offset,
+                                 uint64_t size, void* out) -> KilnStatus* {
+      return detail::Guard([&] {
+        std::vector<StoredTensor> stored;
+        stored.reserve(count);
+        for (size_t i = 0; i < count; ++i) stored.emplace_back(views[i]);
+        (*static_cast<F*>(st))(std::span<const StoredTensor>(stored), offset,
+                               std::span<std::byte>(static_cast<std::byte*>(out), static_cast<size_t>(size)));
+      });
+    };
+    KilnValue* value = nullptr;
+    // The host owns the state from here, whatever the call returns.
+    Check(h.graph_create_computed_constant(g_, std::string(name).c_str(), elem_type, dims.size(), dims.data(),
+                                           raw.data(), raw.size(), fill, state,
+                                           [](void* st) { delete static_cast<F*>(st); }, &value));
+    return Value(value);
   }
   Value CopyConstant(TensorView tensor, std::string_view name = "") const {
     KilnValue* value = nullptr;

@@ -455,6 +455,27 @@ struct KilnHostApi {
       weight once, to replace it, reads it here instead. String tensors: as value_constant_data. NULL when value is
       not a constant. */
   const KilnTensorView* (*value_constant_bytes)(KilnValue* value);
+
+  /* ----- since 1.10: computed constants ----- */
+  /** A new constant of elem_type (not STRING) and dims whose bytes `compute` makes when they are first needed, from
+      the stored bytes of `sources` (constants of graph or an enclosing graph; the host keeps their bytes, unchanged,
+      for as long as it may call compute). The host calls compute(state, views, source_count, offset, size, out)
+      for any range, in any order, from any thread and as often as it needs: compute must depend on nothing but the
+      sources and state, and call no slot but status_create. Writing the model streams the bytes to the file a
+      piece at a time; whatever reads them whole (value_constant_data, a kernel, an export to memory) makes them
+      once and keeps them. The state is the host's from this call on, whatever it returns: it calls release(state)
+      (unless release is NULL) once it will not call compute again, when it has made the bytes whole or the
+      constant is gone, and at the latest before the plugin is unloaded. A compute that fails fails what asked for
+      the bytes: a compile names the constant and the plugin's message (exit code 4). The new constant counts
+      against limits.maxFoldedBytes as graph_create_constant's would. */
+  KilnStatus* (*graph_create_computed_constant)(KilnGraph* graph, const char* name, int32_t elem_type, size_t rank,
+                                                const int64_t* dims, KilnValue* const* sources,
+                                                size_t source_count, KilnComputeBytesFn compute, void* state,
+                                                KilnDestroyFn release, KilnValue** out_value);
+  /** Copies bytes [offset, offset + size) of a constant (its raw little-endian bytes) to out, making only that
+      range of a computed constant: a pass that hashes or samples a large constant reads it here. OUT_OF_RANGE past
+      its end; INVALID_ARGUMENT when value is not a constant or holds strings. */
+  KilnStatus* (*value_constant_read)(KilnValue* value, uint64_t offset, uint64_t size, void* out);
 };
 
 #endif /* KILN_PLUGIN_HOST_API_H_ */
