@@ -10,7 +10,10 @@
 #include <algorithm>
 #include <cstring>
 #include <functional>
+#include <optional>
+#include <span>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -54,13 +57,15 @@ bool TensorsEqual(const sdk::TensorView& a, const sdk::TensorView& b) {
 // Hashes all of a small tensor's bytes but only samples a large one's (its ends and 64 windows spread evenly
 // across it): hashing every byte of ResNet-50's 100 MB of weights took a tenth of an O2 compile. Equal tensors
 // still hash equal, and the buckets' exact comparison (TensorsEqual) stops at the first differing byte.
-size_t HashSampledBytes(std::string_view bytes) {
+// read(offset, n) gives bytes [offset, offset + n).
+template <class Read>
+size_t HashSampledBytes(size_t size, Read read) {
   constexpr size_t kWhole = size_t{16} << 10, kWindow = 64, kWindows = 64;
   std::hash<std::string_view> hash;
-  if (bytes.size() <= kWhole) return hash(bytes);
-  size_t h = hash(bytes.substr(0, 1024)) ^ (hash(bytes.substr(bytes.size() - 1024)) * 31) ^ bytes.size();
-  const size_t stride = (bytes.size() - kWindow) / kWindows;
-  for (size_t i = 1; i < kWindows; ++i) h = h * 1099511628211ULL ^ hash(bytes.substr(i * stride, kWindow));
+  if (size <= kWhole) return hash(read(0, size));
+  size_t h = hash(read(0, 1024)) ^ (hash(read(size - 1024, 1024)) * 31) ^ size;
+  const size_t stride = (size - kWindow) / kWindows;
+  for (size_t i = 1; i < kWindows; ++i) h = h * 1099511628211ULL ^ hash(read(i * stride, kWindow));
   return h;
 }
 
@@ -72,9 +77,28 @@ size_t TensorHash(const sdk::TensorView& t) {
     for (const KilnString& s : t.Values<KilnString>())
       mix(std::hash<std::string_view>()(std::string_view(s.data, static_cast<size_t>(s.size))));
   } else if (t.ByteSize()) {
-    mix(HashSampledBytes(std::string_view(static_cast<const char*>(t.Data()), t.ByteSize())));
+    const char* bytes = static_cast<const char*>(t.Data());
+    mix(HashSampledBytes(t.ByteSize(), [bytes](size_t at, size_t n) { return std::string_view(bytes + at, n); }));
   }
   return h;
+}
+
+// The hash of a constant of numbers with a static shape (its group fixes the type and dims) from the bytes it
+// samples alone, read through the host: a computed constant (a folded weight) is made only where sampled, not
+// whole. Any other constant is hashed from its data; nullopt when it has none.
+std::optional<size_t> ConstantHash(const sdk::Value& v) {
+  if (v.ElemType() == KILN_ELEM_STRING || !v.HasStaticShape()) {
+    sdk::TensorView data = v.ConstantData();
+    return data ? std::optional<size_t>(TensorHash(data)) : std::nullopt;
+  }
+  size_t size = kiln_elem_type_size(v.ElemType());
+  for (int64_t d : v.Dims()) size *= static_cast<size_t>(d);
+  std::string piece;
+  return HashSampledBytes(size, [&](size_t at, size_t n) {
+    piece.resize(n);
+    v.ReadConstantBytes(at, std::as_writable_bytes(std::span<char>(piece)));
+    return std::string_view(piece);
+  });
 }
 
 // ---- attributes and subgraphs
@@ -256,10 +280,11 @@ int64_t MergeConstants(const sdk::Graph& graph) {
     if (group->size() < 2) continue;
     std::unordered_map<size_t, std::vector<sdk::Value>> buckets;
     for (const sdk::Value& v : *group) {
-      sdk::TensorView data = v.ConstantData();
-      if (!data) continue;
-      std::vector<sdk::Value>& bucket = buckets[TensorHash(data)];
-      auto same = std::ranges::find_if(bucket, [&](const sdk::Value& r) { return TensorsEqual(r.ConstantData(), data); });
+      std::optional<size_t> hash = ConstantHash(v);
+      if (!hash) continue;
+      std::vector<sdk::Value>& bucket = buckets[*hash];
+      auto same = std::ranges::find_if(  // the data only for a bucket's candidates: hashes rarely collide
+          bucket, [&](const sdk::Value& r) { return TensorsEqual(r.ConstantData(), v.ConstantData()); });
       if (same == bucket.end() || v.IsGraphOutput()) {
         bucket.push_back(v);
         continue;

@@ -3,7 +3,9 @@
 
 #include <kiln/kiln_plugin_parts.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <span>
 #include <vector>
@@ -69,24 +71,38 @@ void FuseBatchNormIntoConvPass::Run(sdk::PassContext& ctx, sdk::Node bn) {
   if (scale.empty() || shift.empty() || mean.empty() || var.empty()) return;
   const double epsilon = bn.GetFloat("epsilon", 1e-5f);
 
-  // The folded weights and bias are written straight into the new constants (no staging copy: ResNet-50's
-  // weights are 100 MB).
+  // W' is a computed constant (ABI 1.10): its bytes are made from W's where the model file keeps them when they
+  // are needed, and writing the model streams them to the output a piece at a time, so the compile never holds
+  // ResNet-50's 100 MB of new weights whole. b' is small and made now.
+  std::vector<double> factors(static_cast<size_t>(channels));
+  for (size_t c = 0; c < factors.size(); ++c)
+    factors[c] = static_cast<double>(scale[c]) / std::sqrt(static_cast<double>(var[c]) + epsilon);
+  std::vector<double> bias_factors = factors;  // W' keeps its own copy
   sdk::Graph g = conv.OwnerGraph();
   std::vector<int64_t> w_dims(wt.Dims().begin(), wt.Dims().end());
+  sdk::Value sources[] = {w};
+  sdk::Value folded_w = g.ComputedConstant(
+      KILN_ELEM_FLOAT, w_dims, sources,
+      [factors = std::move(factors), per_channel](std::span<const sdk::StoredTensor> src, uint64_t offset,
+                                                  std::span<std::byte> out) {
+        const std::byte* stored = src[0].Bytes().data();
+        // out holds elements [first, first + count): scaled channel by channel, a run at a time.
+        const size_t first = static_cast<size_t>(offset) / sizeof(float), count = out.size() / sizeof(float);
+        float* dst = reinterpret_cast<float*>(out.data());  // aligned for floats (the ABI's promise)
+        for (size_t i = first; i < first + count;) {
+          const size_t c = i / per_channel, end = std::min((c + 1) * per_channel, first + count);
+          ScaleFloats(stored + i * sizeof(float), std::span<float>(dst + (i - first), end - i), factors[c]);
+          i = end;
+        }
+      });
   int64_t b_dims[] = {channels};
-  sdk::NewConstant folded_w = g.AllocateConstant(KILN_ELEM_FLOAT, w_dims);
   sdk::NewConstant folded_b = g.AllocateConstant(KILN_ELEM_FLOAT, b_dims);
-  std::span<float> new_w = folded_w.data.MutableValues<float>();
   std::span<float> new_b = folded_b.data.MutableValues<float>();
-  const std::byte* stored = wt.Bytes().data();
-  for (size_t c = 0; c < static_cast<size_t>(channels); ++c) {
-    double f = static_cast<double>(scale[c]) / std::sqrt(static_cast<double>(var[c]) + epsilon);
-    const size_t first = c * per_channel;
-    ScaleFloats(stored + first * sizeof(float), new_w.subspan(first, per_channel), f);
+  for (size_t c = 0; c < bias_factors.size(); ++c) {
     double b = has_bias ? static_cast<double>(bias[c]) : 0.0;
-    new_b[c] = static_cast<float>((b - static_cast<double>(mean[c])) * f + static_cast<double>(shift[c]));
+    new_b[c] = static_cast<float>((b - static_cast<double>(mean[c])) * bias_factors[c] + static_cast<double>(shift[c]));
   }
-  conv.SetInput(1, folded_w.value);
+  conv.SetInput(1, folded_w);
   conv.SetInput(2, folded_b.value);
   std::vector<int64_t> io_map(bn.OutputCount(), -1);
   io_map[0] = 0;  // Y's readers read the Conv's output

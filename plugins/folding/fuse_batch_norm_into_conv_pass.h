@@ -12,8 +12,10 @@
 // takes Y's place, and the graph's declared outputs keep their names); its input is the output of a Conv that
 // nothing else reads and that is not a graph output; W, b (if present), scale, B, mean and var are FLOAT
 // constants; W's dimension 0 and every per-channel operand hold C = the channel count. Anything else (another
-// element type, a computed weight, a shared Conv output) is left alone. The new W' and b' are new constants, so a
-// W shared with another Conv is not changed under it.
+// element type, a weight that is not a constant, a shared Conv output) is left alone. The new W' and b' are new
+// constants, so a W shared with another Conv is not changed under it. W' is a computed constant (ABI 1.10): its
+// bytes are made from W's where the model file keeps them when they are needed (written to the output a piece at
+// a time), never held whole unless a later pass reads them.
 //
 // Why correct. In inference BatchNormalization is per channel affine: y = (z - mean) * f + B with f as above,
 // z = Conv(x, W, b). Conv is linear in W and b per output channel: z[n, c, ...] = sum(W[c, ...] * x-window) + b[c].
