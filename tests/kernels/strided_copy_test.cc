@@ -1,8 +1,11 @@
-// StridedCopy (plugins/kernels/core/tensor_util.h), the copy behind Transpose, Slice and Expand: every path
-// (contiguous rows, broadcast rows, strided rows, and the block-by-block transpose) against an element-by-element
-// reference, on shapes that are not multiples of the block size, from aligned and misaligned sources.
+// StridedCopy (sdk/include/kiln/kiln_strided_copy.hpp, used by the kernels through core/tensor_util.h), the copy
+// behind Transpose, Slice and Expand: every path (contiguous rows, broadcast rows, strided rows, and the
+// block-by-block transpose) against an element-by-element reference, on shapes that are not multiples of the block
+// size, from aligned and misaligned sources; and StridedCopyRange, the same copy a range at a time (a lazily
+// folded transpose), cut every way against the whole.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -14,6 +17,7 @@
 namespace {
 
 using kiln::kernels::tx::StridedCopy;
+using kiln::sdk::StridedCopyRange;
 using Dims = std::vector<int64_t>;
 
 // out[i0, i1, ...] = src[offset + sum(i_d * strides[d])], one element at a time.
@@ -100,6 +104,44 @@ TEST(StridedCopy, SlicesAndBroadcastsMatchTheReference) {
   // A row broadcast down (stride 0), and one element broadcast everywhere.
   ExpectCopyMatches(src, 5, {33, 50}, {0, 1});
   ExpectCopyMatches(src, 9, {4, 70}, {0, 0});
+}
+
+// Copied in pieces of every size from one element to the whole, and in ranges starting anywhere, each range
+// equals the same elements of the whole copy: the cut into blocks of whole trailing dimensions loses and repeats
+// nothing, at every dimension's edge.
+TEST(StridedCopy, RangesOfACopyEqualTheWholeCopysElements) {
+  const std::vector<std::pair<Dims, Dims>> cases = {
+      {{33, 70}, {1, 0}},          {{130, 67}, {1, 0}}, {{3, 66, 5, 70}, {0, 3, 1, 2}},
+      {{5, 37, 40}, {2, 0, 1}},    {{6, 34, 3}, {1, 0, 2}}, {{2, 3, 4, 5}, {3, 2, 1, 0}},
+      {{1, 45}, {1, 0}},           {{7}, {0}},
+  };
+  for (const auto& [in, perm] : cases) {
+    SCOPED_TRACE(::testing::PrintToString(in) + " perm " + ::testing::PrintToString(perm));
+    int64_t total = 1;
+    for (int64_t d : in) total *= d;
+    Dims out_dims;
+    Dims strides = PermutedStrides(in, perm, out_dims);
+    const std::vector<uint32_t> src = Iota(total);
+    const std::vector<uint32_t> whole = Reference(src, 0, out_dims, strides);
+    std::vector<std::byte> shifted(src.size() * sizeof(uint32_t) + 1);
+    std::memcpy(shifted.data() + 1, src.data(), src.size() * sizeof(uint32_t));
+    for (int64_t piece : {int64_t{1}, int64_t{7}, int64_t{64}, int64_t{1000}, total}) {
+      std::vector<uint32_t> got(whole.size(), 0);
+      for (int64_t at = 0; at < total; at += piece)
+        StridedCopyRange(shifted.data() + 1, 0, out_dims, strides, at, std::min(piece, total - at),
+                         got.data() + at);
+      EXPECT_EQ(got, whole) << "in pieces of " << piece;
+    }
+    for (int64_t first = 0; first < total; first += 1 + total / 13) {
+      for (int64_t count : {int64_t{1}, total / 3 + 1, total - first}) {
+        count = std::min(count, total - first);
+        std::vector<uint32_t> got(static_cast<size_t>(count), 0);
+        StridedCopyRange(reinterpret_cast<const std::byte*>(src.data()), 0, out_dims, strides, first, count,
+                         got.data());
+        EXPECT_TRUE(std::equal(got.begin(), got.end(), whole.begin() + first)) << first << " + " << count;
+      }
+    }
+  }
 }
 
 }  // namespace
