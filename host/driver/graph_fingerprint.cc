@@ -1,7 +1,9 @@
 #include "driver/graph_fingerprint.h"
 
+#include <array>
 #include <cstring>
 #include <functional>
+#include <span>
 #include <string_view>
 #include <unordered_map>
 
@@ -21,11 +23,24 @@ uint64_t Str(std::string_view s) { return std::hash<std::string_view>{}(s); }
 uint64_t TensorHash(const Tensor& t) {
   uint64_t h = Mix(Str("tensor"), static_cast<uint64_t>(t.type()));
   for (int64_t d : t.dims()) h = Mix(h, static_cast<uint64_t>(d));
-  auto b = t.raw_bytes();
   // Size plus a sample of the bytes: cheap on large weights, and exact on the small constants passes create.
-  h = Mix(h, b.size());
-  size_t step = b.size() > 4096 ? b.size() / 512 : 1;
-  for (size_t i = 0; i < b.size(); i += step) h = Mix(h, static_cast<uint64_t>(b[i]));
+  // A computed constant's (ABI 1.10) are read through ComputeInto, so that fingerprinting never makes one whole;
+  // the same bytes are read whether it is still computed or not, so its hash does not change when it is made.
+  const Buffer* buffer = t.buffer().get();
+  const size_t size = buffer ? buffer->size() : 0;
+  h = Mix(h, size);
+  constexpr size_t kWhole = 4096, kWindows = 16, kWindow = 32;
+  std::array<std::byte, kWhole> sample;
+  auto mix = [&](size_t offset, size_t n) {
+    std::span<const std::byte> bytes(sample.data(), n);
+    if (!buffer->ComputeInto(offset, {sample.data(), n})) bytes = buffer->raw_bytes().subspan(offset, n);
+    for (std::byte b : bytes) h = Mix(h, static_cast<uint64_t>(b));
+  };
+  if (size <= kWhole) {
+    if (size > 0) mix(0, size);
+  } else {
+    for (size_t w = 0; w < kWindows; ++w) mix((size - kWindow) / (kWindows - 1) * w, kWindow);
+  }
   for (const auto& s : t.strings()) h = Mix(h, Str(s));
   return h;
 }

@@ -10,7 +10,10 @@
 #include <stdexcept>
 #include <vector>
 
+#include "driver/graph_fingerprint.h"
 #include "ir/buffer.h"
+#include "ir/model.h"
+#include "support/golden.h"
 #include "support/error.h"
 
 namespace kiln {
@@ -126,6 +129,37 @@ TEST(ComputedBuffer, AbandonedBuffersAreNotMadeWholeWhenTheirOwnerSettles) {
   EXPECT_EQ(*c.calls, 0u);
   std::vector<std::byte> out(4);
   EXPECT_TRUE(b->ComputeInto(0, out)) << "made whole though abandoned";
+}
+
+// The driver's graph fingerprint (rewrite-cycle detection) reads a computed constant's samples through ComputeInto:
+// fingerprinting never makes it whole, and its fingerprint is the same before and after it is made, and the same
+// as a stored constant of the same bytes. Small constants are hashed whole, large ones sampled.
+TEST(ComputedBuffer, FingerprintsReadSamplesWithoutMakingTheConstantWhole) {
+  for (size_t elements : {size_t{100}, size_t{100'000}}) {
+    auto m = testing::ParseModel(R"(<ir_version: 8, opset_import: ["" : 17]>
+      g (float[1] x) => (float[1] y) <float[1] w = {1.0}> {
+        y = Add (x, w)
+      })");
+    ASSERT_TRUE(m);
+    Value* w = m->graph().FindValue("w");
+    const std::vector<int64_t> dims{static_cast<int64_t>(elements)};
+    const std::vector<std::byte> expected = Expected(elements);
+    m->graph().SetInitializer(w, std::make_shared<const Tensor>(DataType::kFloat, dims, Buffer::Copy(expected)));
+    const uint64_t stored = ModelFingerprint(*m);
+    Counting c;
+    auto computed = Buffer::Computed(elements * 4, 4, c.Fn());
+    m->graph().SetInitializer(w, std::make_shared<const Tensor>(DataType::kFloat, dims, computed));
+    EXPECT_EQ(ModelFingerprint(*m), stored) << elements;
+    std::vector<std::byte> probe(4);
+    EXPECT_TRUE(computed->ComputeInto(0, probe)) << elements << " elements: made whole by fingerprinting";
+    if (elements > 1024) EXPECT_LT(*c.bytes, elements) << "read beyond its samples";
+    (void)computed->data();
+    EXPECT_EQ(ModelFingerprint(*m), stored) << elements << " elements, made whole";
+    std::vector<std::byte> changed = expected;
+    changed[1] ^= std::byte{1};
+    m->graph().SetInitializer(w, std::make_shared<const Tensor>(DataType::kFloat, dims, Buffer::Copy(changed)));
+    EXPECT_NE(ModelFingerprint(*m), stored) << elements;
+  }
 }
 
 }  // namespace
