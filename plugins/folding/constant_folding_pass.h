@@ -13,8 +13,12 @@
 // where `freed` is the bytes of the constant inputs the fold frees: a fold may double what it replaces or add at
 // most 64 KiB (a causal mask or a rotary table of a decoder), so Tile, Expand and ConstantOfShape never bloat a
 // model by megabytes (the pass option max_output_bytes overrides the global option for one placement).
+// A Transpose of a stored weight of 1 MiB or more becomes a computed constant (ABI 1.10) instead: its bytes are
+// made from the weight's as the model is written, a piece at a time, never held whole (LLaMA's transposed
+// projection weights).
 // Why correct: the kernels are the reference executor's (plugin kernels first, then the host's built-ins), so
-// the constant holds exactly what the node would have computed at run time; a graph output keeps its name.
+// the constant holds exactly what the node would have computed at run time (a lazy transpose moves the same
+// elements to the same places: sdk::StridedCopyRange); a graph output keeps its name.
 // Counters: nodes_folded, if_inlined, skipped_marked, skipped_memory_priority, skipped_size, compute_unsupported.
 #pragma once
 

@@ -1,7 +1,15 @@
 // ConstantFoldingPass: GE's rules (marks, memory priority), the size policy, determinism and If inlining.
 #include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
+
+#include <cstring>
+#include <string>
+#include <vector>
 
 #include "folding_test_util.h"
+#include "ir/buffer.h"
+#include "ir/tensor.h"
+#include "onnx/onnx_import.h"
 
 namespace kiln::testing {
 namespace {
@@ -240,6 +248,95 @@ TEST(ConstantFoldingPassTest, SwitchedOffNothingFoldsAndShapeNodesAreReported) {
   EXPECT_EQ(CountOps(*m, "Shape"), 1u);
   EXPECT_EQ(CountOps(*m, "Neg"), 1u);
   EXPECT_EQ(Counter(run, "InferShapePass", "dimension_ops_not_folded"), 1);
+}
+
+// Transposes of weights of 1 MiB or more fold into computed constants: nothing is made when the pass folds them,
+// and the bytes, once made, are the transposed weight's (3-D float with a perm, 2-D 2-byte with the default perm).
+TEST(ConstantFoldingPassTest, TransposesOfLargeWeightsFoldLazilyToTheSameElements) {
+  const std::vector<int64_t> a_dims = {48, 40, 150}, b_dims = {1024, 600};  // 1.15 MB and 1.23 MB
+  onnx::ModelProto proto;
+  proto.set_ir_version(8);
+  proto.add_opset_import()->set_version(17);
+  onnx::GraphProto* g = proto.mutable_graph();
+  g->set_name("g");
+  auto add_weight = [&](const char* name, int type, const std::vector<int64_t>& dims, size_t elem) {
+    onnx::TensorProto* t = g->add_initializer();
+    t->set_name(name);
+    t->set_data_type(type);
+    size_t n = 1;
+    for (int64_t d : dims) {
+      t->add_dims(d);
+      n *= static_cast<size_t>(d);
+    }
+    std::string bytes(n * elem, '\0');
+    for (size_t i = 0; i < n; ++i) {
+      const uint32_t v = static_cast<uint32_t>(i * 2654435761u);  // distinct in every byte position
+      std::memcpy(bytes.data() + i * elem, &v, elem);
+    }
+    t->set_raw_data(bytes);
+  };
+  add_weight("a", onnx::TensorProto::FLOAT, a_dims, 4);
+  add_weight("b", onnx::TensorProto::UINT16, b_dims, 2);
+  auto add_transpose = [&](const char* in, const char* out, const std::vector<int64_t>& perm) {
+    onnx::NodeProto* n = g->add_node();
+    n->set_op_type("Transpose");
+    n->add_input(in);
+    n->add_output(out);
+    if (!perm.empty()) {
+      onnx::AttributeProto* at = n->add_attribute();
+      at->set_name("perm");
+      at->set_type(onnx::AttributeProto::INTS);
+      for (int64_t p : perm) at->add_ints(p);
+    }
+    g->add_output()->set_name(out);
+  };
+  add_transpose("a", "ya", {2, 0, 1});
+  add_transpose("b", "yb", {});
+  auto m = ImportModel(std::move(proto), "lazy_transpose", "");
+  ASSERT_TRUE(m);
+  const std::vector<std::byte> a_in(m->graph().FindValue("a")->initializer()->raw_bytes().begin(),
+                                    m->graph().FindValue("a")->initializer()->raw_bytes().end());
+  const std::vector<std::byte> b_in(m->graph().FindValue("b")->initializer()->raw_bytes().begin(),
+                                    m->graph().FindValue("b")->initializer()->raw_bytes().end());
+
+  PassRun run = RunPasses(*m, {"ConstantFoldingPass"});
+  EXPECT_EQ(Counter(run, "ConstantFoldingPass", "nodes_folded"), 2);
+  EXPECT_EQ(NodeCount(*m), 0u);
+  const Tensor* ya = m->graph().FindValue("ya")->initializer().get();
+  const Tensor* yb = m->graph().FindValue("yb")->initializer().get();
+  ASSERT_TRUE(ya && yb);
+  EXPECT_EQ(ya->dims(), (std::vector<int64_t>{150, 48, 40}));
+  EXPECT_EQ(yb->dims(), (std::vector<int64_t>{600, 1024}));
+  EXPECT_TRUE(run.computed.contains("ya") && run.computed.contains("yb")) << "made whole by the pass";
+
+  std::span<const std::byte> got_a = ya->raw_bytes(), got_b = yb->raw_bytes();
+  ASSERT_EQ(got_a.size(), a_in.size());
+  ASSERT_EQ(got_b.size(), b_in.size());
+  for (int64_t k = 0; k < 150; ++k)
+    for (int64_t i = 0; i < 48; ++i)
+      for (int64_t j = 0; j < 40; ++j) {
+        const size_t out = static_cast<size_t>((k * 48 + i) * 40 + j);
+        const size_t in = static_cast<size_t>((i * 40 + j) * 150 + k);
+        ASSERT_EQ(0, std::memcmp(&got_a[out * 4], &a_in[in * 4], 4)) << k << "," << i << "," << j;
+      }
+  for (int64_t j = 0; j < 600; ++j)
+    for (int64_t i = 0; i < 1024; ++i) {
+      const size_t out = static_cast<size_t>(j * 1024 + i), in = static_cast<size_t>(i * 600 + j);
+      ASSERT_EQ(0, std::memcmp(&got_b[out * 2], &b_in[in * 2], 2)) << j << "," << i;
+    }
+}
+
+// Below 1 MiB a transpose folds as before, through the kernel, into bytes held whole.
+TEST(ConstantFoldingPassTest, SmallTransposesFoldThroughTheKernel) {
+  auto m = ParseModel(std::string(kHeader) + R"(
+    g () => (float[3, 2] y) <float[2, 3] w = {1.0, 2.0, 3.0, 4.0, 5.0, 6.0}> {
+      y = Transpose (w)
+    })");
+  ASSERT_TRUE(m);
+  PassRun run = RunPasses(*m, {"ConstantFoldingPass"});
+  EXPECT_EQ(Counter(run, "ConstantFoldingPass", "nodes_folded"), 1);
+  EXPECT_TRUE(run.computed.empty());
+  EXPECT_EQ(ConstValues<float>(*m, "y"), (std::vector<float>{1.0f, 4.0f, 2.0f, 5.0f, 3.0f, 6.0f}));
 }
 
 }  // namespace

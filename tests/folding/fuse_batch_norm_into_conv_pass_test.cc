@@ -46,6 +46,7 @@ TEST(FuseBatchNormIntoConvPass, FoldsTheScaleIntoWeightsAndBias) {
     if (!n->is_deleted() && n->op_type() == "Conv") conv = n.get();
   ASSERT_NE(conv, nullptr);
   ASSERT_EQ(conv->num_inputs(), 3u);
+  EXPECT_EQ(run.computed, (std::set<std::string>{conv->input(1)->name()})) << "W' is made when the model is written";
   EXPECT_EQ(ConstValues<float>(*m, conv->input(1)->name()), (std::vector<float>{2, 4, 3, 4}));
   EXPECT_EQ(ConstValues<float>(*m, conv->input(2)->name()), (std::vector<float>{0.5f, -2}));
   // The new constants take fresh names; the old ones, unread, are gone.

@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "compile/compile_flow.h"
+#include "ir/tensor.h"
 #include "options/option_layer.h"
 
 namespace kiln::testing {
@@ -38,6 +39,12 @@ PassRun Compile(Model& model, CompileRequest& req, const std::map<std::string, s
   ResolvedPipeline resolved = flow.Resolve(req);
   PassRun run;
   run.report = flow.compiler().Run(model, resolved, req);
+  std::byte probe[1];
+  for (const Value* v : model.graph().initializers()) {
+    const std::shared_ptr<const Tensor>& t = v->initializer();
+    if (t && t->buffer() && t->buffer()->size() > 0 && t->buffer()->ComputeInto(0, probe))
+      run.computed.insert(v->name());
+  }
   return run;
 }
 

@@ -4,6 +4,7 @@
 
 #include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,9 @@ namespace kiln::testing {
 struct PassRun {
   nlohmann::json report;  // the compile report (stages, passes, counters)
   bool changed() const;   // did any pass report a change
+  // Initializers whose bytes were still to be made (computed constants, ABI 1.10) when the passes ended, before the
+  // plugins unloaded and made them whole.
+  std::set<std::string> computed;
 };
 
 // Runs `passes` (names, optionally with args: "DimensionComputePass{need_fold: false}") as one walk at `level`,
