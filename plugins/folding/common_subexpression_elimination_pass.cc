@@ -1,8 +1,8 @@
 // CommonSubexpressionEliminationPass: see common_subexpression_elimination_pass.h.
 //
 // Constants are bucketed by (element type, dimensions, hash of the bytes) and compared in full within a bucket;
-// nodes by (op, domain, input values, attribute names/types/scalar values) and compared in full, subgraphs
-// included, within a bucket. The hash keys only narrow the search; equality is always checked exactly.
+// nodes by a hash of (op, domain, input values, attribute names/types/scalar values) and compared in full,
+// subgraphs included, within a bucket. The hash keys only narrow the search; equality is always checked exactly.
 #include "common_subexpression_elimination_pass.h"
 
 #include <kiln/kiln_plugin_parts.hpp>
@@ -69,9 +69,12 @@ size_t HashSampledBytes(size_t size, Read read) {
   return h;
 }
 
+// boost::hash_combine's mixing.
+void Mix(size_t& h, size_t v) { h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2); }
+
 size_t TensorHash(const sdk::TensorView& t) {
   size_t h = std::hash<int32_t>()(t.ElemType());
-  auto mix = [&h](size_t v) { h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2); };
+  auto mix = [&h](size_t v) { Mix(h, v); };
   for (int64_t d : t.Dims()) mix(std::hash<int64_t>()(d));
   if (t.ElemType() == KILN_ELEM_STRING) {
     for (const KilnString& s : t.Values<KilnString>())
@@ -194,24 +197,25 @@ bool Mergeable(const sdk::Node& n) {
   return true;
 }
 
-// A hash key: equal nodes have equal keys (attribute values beyond names and types are checked by NodesEqual).
-std::string NodeKey(const sdk::Node& n) {
-  std::string key(n.OpType());
-  key += '\0';
-  key += n.Domain();
-  for (const sdk::Value& v : n.Inputs()) key += '|' + std::to_string(reinterpret_cast<uintptr_t>(v.raw()));
-  std::vector<std::string> attrs;
+// A hash key: equal nodes hash equal (op, domain, input values, attribute names, types and scalar values; the
+// attributes combined in any order); NodesEqual then compares exactly. A number, not a string built per node: on
+// the generated 1M-node chain the strings' allocation and hashing took most of the pass.
+size_t NodeHash(const sdk::Node& n) {
+  std::hash<std::string_view> text;
+  size_t h = text(n.OpType());
+  Mix(h, text(n.Domain()));
+  for (const sdk::Value& v : n.Inputs()) Mix(h, std::hash<const void*>()(v.raw()));
+  size_t attrs = 0;
   for (const sdk::Attribute& a : n.Attrs()) {
-    std::string s(a.Name());
-    s += ':' + std::to_string(a.Type());
-    if (a.Type() == KILN_ATTR_INT) s += '=' + std::to_string(a.Int());
-    if (a.Type() == KILN_ATTR_STRING) s += '=' + std::string(a.String());
-    if (a.Type() == KILN_ATTR_TENSOR && a.Tensor()) s += '=' + std::to_string(TensorHash(a.Tensor()));
-    attrs.push_back(std::move(s));
+    size_t ah = text(a.Name());
+    Mix(ah, static_cast<size_t>(a.Type()));
+    if (a.Type() == KILN_ATTR_INT) Mix(ah, std::hash<int64_t>()(a.Int()));
+    if (a.Type() == KILN_ATTR_STRING) Mix(ah, text(a.String()));
+    if (a.Type() == KILN_ATTR_TENSOR && a.Tensor()) Mix(ah, TensorHash(a.Tensor()));
+    attrs += ah;
   }
-  std::ranges::sort(attrs);
-  for (const std::string& s : attrs) key += '\0' + s;
-  return key;
+  Mix(h, attrs);
+  return h;
 }
 
 bool NodesEqual(const sdk::Node& a, const sdk::Node& b) {
@@ -260,7 +264,9 @@ int64_t MergeConstants(const sdk::Graph& graph) {
   std::unordered_map<std::string, std::vector<sdk::Value>> groups;
   std::vector<std::vector<sdk::Value>*> order;  // groups in the order their first member was met
   std::unordered_set<KilnValue*> seen;
-  for (const sdk::Node& n : graph.Nodes()) {
+  const std::vector<sdk::Node> nodes = graph.Nodes();
+  seen.reserve(2 * nodes.size());
+  for (const sdk::Node& n : nodes) {
     if (n.IsDeleted()) continue;
     for (const sdk::Value& v : n.Inputs()) {
       if (!v || !seen.insert(v.raw()).second) continue;
@@ -279,6 +285,7 @@ int64_t MergeConstants(const sdk::Graph& graph) {
   for (std::vector<sdk::Value>* group : order) {
     if (group->size() < 2) continue;
     std::unordered_map<size_t, std::vector<sdk::Value>> buckets;
+    buckets.reserve(group->size());
     for (const sdk::Value& v : *group) {
       std::optional<size_t> hash = ConstantHash(v);
       if (!hash) continue;
@@ -298,11 +305,13 @@ int64_t MergeConstants(const sdk::Graph& graph) {
 }
 
 int64_t MergeNodes(const sdk::Graph& graph) {
-  std::unordered_map<std::string, std::vector<sdk::Node>> buckets;
+  const std::vector<sdk::Node> nodes = graph.Nodes();
+  std::unordered_map<size_t, std::vector<sdk::Node>> buckets;
+  buckets.reserve(nodes.size());
   int64_t merged = 0;
-  for (const sdk::Node& n : graph.Nodes()) {
+  for (const sdk::Node& n : nodes) {
     if (n.IsDeleted() || n.Is("Constant") || !Mergeable(n)) continue;
-    std::vector<sdk::Node>& bucket = buckets[NodeKey(n)];
+    std::vector<sdk::Node>& bucket = buckets[NodeHash(n)];
     bool done = false;
     for (sdk::Node& c : bucket) {
       if (!NodesEqual(c, n)) continue;
