@@ -286,6 +286,32 @@ TEST(ShapeInference, AnInputOutsideItsTypeConstraintIsRefusedNotCrashedOn) {
   }
 }
 
+// The same for a tensor of an element type outside the constraint, named from its element type alone (looked up
+// once per element type): twice, so that the second check takes the looked-up name; a tensor inside the
+// constraint passes.
+TEST(ShapeInference, ATensorOfAnElementTypeOutsideItsConstraintIsRefused) {
+  for (int round = 0; round < 2; ++round) {
+    auto m = ParseModel(R"(<ir_version: 8, opset_import: ["" : 17]>
+      g (int32[N, 4] x, float[4] s) => (float[N, 4] y) {
+        y = LayerNormalization (x, s)
+      })");
+    ASSERT_TRUE(m);
+    try {
+      CheckModelForInference(*m);
+      ADD_FAILURE() << "no error";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), ExitCode::kInvalidModel);
+      EXPECT_NE(std::string(e.what()).find("input 0 ('x') has type tensor(int32)"), std::string::npos) << e.what();
+    }
+  }
+  auto ok = ParseModel(R"(<ir_version: 8, opset_import: ["" : 17]>
+    g (float[N, 4] x, float[4] s) => (float[N, 4] y) {
+      y = LayerNormalization (x, s)
+    })");
+  ASSERT_TRUE(ok);
+  EXPECT_NO_THROW(CheckModelForInference(*ok));
+}
+
 // Found by shape_fuzz (seed 7): ONNX's Loop inference writes one output per loop-carried value without checking
 // that the node has that many outputs.
 TEST(ShapeInference, ALoopWithTooFewOutputsIsNotCrashedOn) {
