@@ -119,7 +119,13 @@ class Importer {
         else
           bound = false;
       }
-      if (!bound) pending_.push_back({n, &np});
+      if (!bound) {
+        pending_.push_back({n, &np});
+      } else if (!n->has_subgraphs()) {
+        // Nothing reads this proto again (a subgraph's is read when the subgraph is declared): its strings are
+        // freed now, and the nodes declared next reuse their memory.
+        onnx::NodeProto().Swap(&np);
+      }
     }
   }
 
