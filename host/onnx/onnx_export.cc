@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <optional>
 #include <ostream>
 #include <span>
+#include <string>
 #include <unordered_map>
 #include <vector>
 #include <unordered_set>
@@ -21,6 +23,7 @@
 #include "ir/topo_order.h"
 #include "onnx/annotations_key.h"
 #include "onnx/proto_convert.h"
+#include "onnx/proto_wire.h"
 #include "support/atomic_file.h"
 #include "support/error.h"
 
@@ -48,17 +51,47 @@ std::string AnnotationsJson(const Model& m) {
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);  // a name need not be UTF-8
 }
 
+// The main graph's nodes and value_info entries and the model's functions, serialized as they are exported (each
+// with its field's tag) instead of held as protos until the model is written: on the generated 1M-node chain those
+// protos beside the IR were a compile's peak memory. WriteStreamed puts them where the protos' own serialization
+// would have, so the file is the same byte for byte.
+struct SerializedParts {
+  std::string nodes, value_infos, functions;
+  // Called before a node or function is serialized: gives the tensors its export left to be streamed (a
+  // subgraph's initializers) their bytes, as WriteStreamed does for those it does not stream.
+  std::function<void()> settle;
+};
+
+constexpr uint32_t kGraphNodeField = 1, kGraphValueInfoField = 13, kGraphQuantizationField = 14,
+                   kGraphSparseInitializerField = 15, kModelFunctionsField = 25;
+
 class Exporter {
  public:
   explicit Exporter(const ExternalSink* sink) : sink_(sink) {}
 
-  void ExportGraph(const Graph& g, onnx::GraphProto* gp) {
+  // With `parts` (the main graph only), nodes and value_info entries go there serialized instead of into `gp`.
+  void ExportGraph(const Graph& g, onnx::GraphProto* gp, SerializedParts* parts = nullptr) {
     if (!g.name().empty()) gp->set_name(g.name());
     if (!g.doc_string().empty()) gp->set_doc_string(g.doc_string());
     TopoResult topo = TopologicalOrder(g);
     if (!topo.cycle_nodes.empty())
       throw InternalError("graph '" + g.name() + "' became cyclic at node '" + topo.cycle_nodes[0]->name() + "'");
-    for (Node* n : topo.order) ExportNode(*n, gp->add_node());
+    for (Node* n : topo.order) {
+      if (!parts) {
+        ExportNode(*n, gp->add_node());
+        continue;
+      }
+      onnx::NodeProto np;
+      ExportNode(*n, &np);
+      if (parts->settle) parts->settle();
+      AppendMessageField(parts->nodes, kGraphNodeField, np);
+    }
+    auto value_info = [&](const Value& v) {
+      if (!parts) return ExportValueInfo(v, gp->add_value_info());
+      onnx::ValueInfoProto vp;
+      ExportValueInfo(v, &vp);
+      AppendMessageField(parts->value_infos, kGraphValueInfoField, vp);
+    };
     for (Value* v : g.initializers()) {
       auto* tp = gp->add_initializer();
       TensorToProto(*v->initializer(), tp, sink_);
@@ -70,14 +103,13 @@ class Exporter {
     std::unordered_set<const Value*> written;
     for (Value* v : g.value_infos()) {
       if (v->is_deleted()) continue;
-      ExportValueInfo(*v, gp->add_value_info());
+      value_info(*v);
       written.insert(v);
     }
     // Values a pass typed (shape inference) but the input did not declare.
     for (Node* n : topo.order)
       for (Value* v : n->outputs())
-        if (v && v->type().kind != Type::Kind::kNone && !v->is_graph_output() && !written.count(v))
-          ExportValueInfo(*v, gp->add_value_info());
+        if (v && v->type().kind != Type::Kind::kNone && !v->is_graph_output() && !written.count(v)) value_info(*v);
     for (const TensorAnnotation& a : g.quantization_annotation) {
       auto* qa = gp->add_quantization_annotation();
       qa->set_tensor_name(a.tensor_name);
@@ -155,7 +187,9 @@ class Exporter {
   const ExternalSink* sink_;
 };
 
-onnx::ModelProto Export(const Model& m, const ExternalSink* sink) {
+// The model as a proto; with `parts`, the main graph's nodes and value_info entries and the functions go there
+// serialized instead (SerializedParts).
+onnx::ModelProto Export(const Model& m, const ExternalSink* sink, SerializedParts* parts = nullptr) {
   onnx::ModelProto p;
   p.set_ir_version(m.ir_version);
   for (const OpsetImport& o : m.opset_imports) {
@@ -168,9 +202,19 @@ onnx::ModelProto Export(const Model& m, const ExternalSink* sink) {
   if (m.domain) p.set_domain(*m.domain);
   if (m.model_version) p.set_model_version(*m.model_version);
   if (m.doc_string) p.set_doc_string(*m.doc_string);
-  Exporter(sink).ExportGraph(m.graph(), p.mutable_graph());
+  // With `parts` the functions come first: settling a function's tensors must not reach the main graph's
+  // initializers, which stay to be streamed.
   Exporter functions(sink);
-  for (const auto& f : m.functions()) functions.ExportFunction(*f, p.add_functions());
+  for (const auto& f : m.functions()) {
+    if (!parts) continue;
+    onnx::FunctionProto fp;
+    functions.ExportFunction(*f, &fp);
+    if (parts->settle) parts->settle();
+    AppendMessageField(parts->functions, kModelFunctionsField, fp);
+  }
+  Exporter(sink).ExportGraph(m.graph(), p.mutable_graph(), parts);
+  if (!parts)
+    for (const auto& f : m.functions()) functions.ExportFunction(*f, p.add_functions());
   auto add_metadata = [&](const std::string& k, const std::string& v) {
     auto* e = p.add_metadata_props();
     e->set_key(k);
@@ -203,36 +247,51 @@ void WriteBufferBytes(const Buffer* b, std::ostream& os, std::vector<std::byte>&
   }
 }
 
-// Serializes `proto` to `os` with the raw bytes in `streamed` (keyed by the tensor proto that lacks them) written
-// straight from the tensors' buffers, so that writing never holds a second copy of the weights. Protobuf reads
-// fields in any order: the model's other fields come first, then the graph, whose initializers come last.
-// Tensors of subgraphs get their bytes in the proto instead (they are small and nested deeper).
-void WriteStreamed(onnx::ModelProto& proto, std::unordered_map<const onnx::TensorProto*, const Buffer*>& streamed,
-                   std::ostream& os, const std::string& path) {
+// Gives the tensors left in `streamed` (not the main graph's initializers) their bytes in their protos.
+void SettleStreamed(std::unordered_map<const onnx::TensorProto*, const Buffer*>& streamed) {
+  for (auto& [p, buffer] : streamed) {
+    std::span<const std::byte> bytes = buffer ? buffer->raw_bytes() : std::span<const std::byte>();
+    const_cast<onnx::TensorProto*>(p)->set_raw_data(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  }
+  streamed.clear();
+}
+
+// Serializes `proto` and `parts` to `os` with the raw bytes in `streamed` (keyed by the tensor proto that lacks
+// them) written straight from the tensors' buffers, so that writing never holds a second copy of the weights.
+// Protobuf reads fields in any order: the model's other fields come first, then the graph, whose initializers come
+// last; everything else in field order, as protobuf would write it. Tensors of subgraphs get their bytes in the
+// proto instead (they are small and nested deeper).
+void WriteStreamed(onnx::ModelProto& proto, const SerializedParts& parts,
+                   std::unordered_map<const onnx::TensorProto*, const Buffer*>& streamed, std::ostream& os,
+                   const std::string& path) {
   using google::protobuf::io::CodedOutputStream;
   std::unique_ptr<onnx::GraphProto> graph(proto.release_graph());
   google::protobuf::RepeatedPtrField<onnx::TensorProto> inits;
   inits.Swap(graph->mutable_initializer());
+  // The graph's fields after value_info (13), written after the serialized entries.
+  std::string tail;
+  for (const auto& qa : graph->quantization_annotation()) AppendMessageField(tail, kGraphQuantizationField, qa);
+  for (const auto& sp : graph->sparse_initializer()) AppendMessageField(tail, kGraphSparseInitializerField, sp);
+  graph->clear_quantization_annotation();
+  graph->clear_sparse_initializer();
   std::vector<std::optional<const Buffer*>> raw(static_cast<size_t>(inits.size()));
   for (int i = 0; i < inits.size(); ++i)
     if (auto it = streamed.find(&inits.Get(i)); it != streamed.end()) {
       raw[static_cast<size_t>(i)] = it->second;
       streamed.erase(it);
     }
-  for (auto& [p, buffer] : streamed) {
-    std::span<const std::byte> bytes = buffer ? buffer->raw_bytes() : std::span<const std::byte>();
-    const_cast<onnx::TensorProto*>(p)->set_raw_data(reinterpret_cast<const char*>(bytes.data()), bytes.size());
-  }
+  SettleStreamed(streamed);
   auto size_of = [](const Buffer* b) -> uint64_t { return b ? b->size() : 0; };
   constexpr uint32_t kGraphTag = (7 << 3) | 2, kInitializerTag = (5 << 3) | 2, kRawDataTag = (9 << 3) | 2;
   auto field = [](uint64_t body) { return 1 + CodedOutputStream::VarintSize64(body) + body; };
   std::vector<uint64_t> bodies(raw.size());
-  uint64_t graph_bytes = graph->ByteSizeLong();
+  uint64_t graph_bytes = graph->ByteSizeLong() + parts.nodes.size() + parts.value_infos.size() + tail.size();
   for (size_t i = 0; i < raw.size(); ++i) {
     bodies[i] = inits.Get(static_cast<int>(i)).ByteSizeLong() + (raw[i] ? field(size_of(*raw[i])) : 0);
     graph_bytes += field(bodies[i]);
   }
-  if (proto.ByteSizeLong() + field(graph_bytes) > static_cast<uint64_t>(std::numeric_limits<int32_t>::max()))
+  if (proto.ByteSizeLong() + parts.functions.size() + field(graph_bytes) >
+      static_cast<uint64_t>(std::numeric_limits<int32_t>::max()))
     throw ModelError(path + ": the model would be over 2 GB, past protobuf's limit; pass --external-data-threshold "
                             "(for example 1024) to keep large tensors in an external-data file");
   // protobuf's OstreamOutputStream cannot be flushed midway; its adaptor over a copying stream can.
@@ -260,10 +319,15 @@ void WriteStreamed(onnx::ModelProto& proto, std::unordered_map<const onnx::Tenso
     co = std::make_unique<CodedOutputStream>(&zero_copy);
   };
   constexpr size_t kDirect = size_t{64} << 10;
-  proto.SerializeWithCachedSizes(co.get());
+  auto write = [&](const std::string& bytes) { co->WriteRaw(bytes.data(), static_cast<int>(bytes.size())); };
+  proto.SerializeWithCachedSizes(co.get());  // functions (25) are the model's last field
+  write(parts.functions);
   co->WriteTag(kGraphTag);
   co->WriteVarint64(graph_bytes);
+  write(parts.nodes);  // the graph's first field
   graph->SerializeWithCachedSizes(co.get());
+  write(parts.value_infos);
+  write(tail);
   for (size_t i = 0; i < raw.size(); ++i) {
     co->WriteTag(kInitializerTag);
     co->WriteVarint64(bodies[i]);
@@ -330,8 +394,10 @@ void WriteModel(const Model& model, AtomicFile& out, const ExportOptions& option
     streamed[p] = t.buffer().get();  // raw bytes: written straight from the tensor's buffer below, never copied
     return true;
   };
-  onnx::ModelProto proto = Export(model, &stream_or_external);
-  WriteStreamed(proto, streamed, out.stream(), path);
+  SerializedParts parts;
+  parts.settle = [&] { SettleStreamed(streamed); };
+  onnx::ModelProto proto = Export(model, &stream_or_external, &parts);
+  WriteStreamed(proto, parts, streamed, out.stream(), path);
   if (data) data->Commit();
   out.Commit();
 }

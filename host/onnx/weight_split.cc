@@ -8,6 +8,7 @@
 #include <google/protobuf/io/coded_stream.h>
 
 #include "ir/data_type.h"
+#include "onnx/proto_wire.h"
 
 namespace kiln {
 namespace {
@@ -18,20 +19,6 @@ using google::protobuf::io::CodedInputStream;
 // TensorProto.data_type = 2, TensorProto.raw_data = 9).
 constexpr uint32_t kModelGraph = 7, kGraphInitializer = 5, kTensorDataType = 2, kTensorRawData = 9;
 constexpr uint32_t kVarint = 0, kFixed64 = 1, kLengthDelimited = 2, kFixed32 = 5;
-
-void AppendVarint(std::string& out, uint64_t v) {
-  while (v >= 0x80) {
-    out.push_back(static_cast<char>((v & 0x7f) | 0x80));
-    v >>= 7;
-  }
-  out.push_back(static_cast<char>(v));
-}
-
-void AppendLengthDelimited(std::string& out, uint32_t field, const std::string& body) {
-  AppendVarint(out, (field << 3) | kLengthDelimited);
-  AppendVarint(out, body.size());
-  out += body;
-}
 
 // Skips the value of a field whose tag was just read; false on groups (deprecated, never in ONNX) or truncation.
 bool SkipValue(CodedInputStream& in, uint32_t tag) {

@@ -3,6 +3,7 @@
 // others are copied and the pages no window covers leave the resident set, every value survives a
 // write and a read bit for bit, subgraph and typed tensors are untouched, and a damaged file still gets
 // protobuf's clear error rather than a partial model.
+#include <google/protobuf/util/message_differencer.h>
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
 #include <unistd.h>
@@ -19,6 +20,7 @@
 #include "ir/model.h"
 #include "onnx/onnx_export.h"
 #include "onnx/onnx_import.h"
+#include "onnx/proto_wire.h"
 #include "onnx/weight_split.h"
 #include "support/error.h"
 
@@ -310,15 +312,8 @@ TEST(WeightSplit, RawDataInSubgraphsIsWrittenInline) {
 // A length-delimited protobuf field, encoded by hand so that a test can put a field in a file twice.
 std::string LengthDelimited(uint32_t field, const std::string& body) {
   std::string out;
-  uint64_t v = (field << 3) | 2;
-  for (uint64_t n : {v, static_cast<uint64_t>(body.size())}) {
-    while (n >= 0x80) {
-      out.push_back(static_cast<char>((n & 0x7f) | 0x80));
-      n >>= 7;
-    }
-    out.push_back(static_cast<char>(n));
-  }
-  return out + body;
+  AppendLengthDelimited(out, field, body);
+  return out;
 }
 
 TEST(WeightSplit, TheLastRawDataFieldWinsAsInProtobuf) {
@@ -382,6 +377,120 @@ TEST(ZeroedBuffer, EverySizeIsZeroAndLargeBlocksAreAligned) {
       EXPECT_EQ(b->data()[n - 1], std::byte{7});
     }
   }
+}
+
+// WriteModel serializes the main graph's nodes and value_info entries and the model's functions as it exports
+// them (a function whose body holds a subgraph with its own raw initializer among them) and writes them where
+// protobuf would: the file parses to the model ExportModelProto gives, quantization annotations and sparse
+// initializers (the graph's fields after value_info) included.
+TEST(WriteModel, SerializedNodesValueInfosAndFunctionsGiveTheExportedModel) {
+  onnx::ModelProto m;
+  m.set_ir_version(8);
+  m.add_opset_import()->set_version(17);
+  auto* fo = m.add_opset_import();
+  fo->set_domain("f");
+  fo->set_version(1);
+  auto* g = m.mutable_graph();
+  g->set_name("parts");
+  auto* x = g->add_input();
+  x->set_name("x");
+  x->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
+  x->mutable_type()->mutable_tensor_type()->mutable_shape()->add_dim()->set_dim_value(65);
+  auto* call = g->add_node();
+  call->set_op_type("Pick");
+  call->set_domain("f");
+  call->add_input("x");
+  call->add_output("a");
+  auto* relu = g->add_node();
+  relu->set_op_type("Relu");
+  relu->add_input("a");
+  relu->add_output("y");
+  auto* vi = g->add_value_info();
+  vi->set_name("a");
+  vi->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
+  auto* y = g->add_output();
+  y->set_name("y");
+  y->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
+  AddRaw(g, "s", 1, 0.5f);
+  auto* qa = g->add_quantization_annotation();
+  qa->set_tensor_name("a");
+  auto* kv = qa->add_quant_parameter_tensor_names();
+  kv->set_key("SCALE_TENSOR");
+  kv->set_value("s");
+  auto* sp = g->add_sparse_initializer();
+  sp->add_dims(4);
+  auto* values = sp->mutable_values();
+  values->set_name("sp");
+  values->set_data_type(onnx::TensorProto::FLOAT);
+  values->add_dims(1);
+  values->add_float_data(2.0f);
+  auto* indices = sp->mutable_indices();
+  indices->set_name("sp_indices");
+  indices->set_data_type(onnx::TensorProto::INT64);
+  indices->add_dims(1);
+  indices->add_int64_data(3);
+  // f.Pick(v) = If(true) then v + branch weight else v: the then-branch holds a raw initializer of its own.
+  auto* f = m.add_functions();
+  f->set_name("Pick");
+  f->set_domain("f");
+  f->add_input("v");
+  f->add_output("w");
+  f->add_opset_import()->set_version(17);
+  auto* c = f->add_node();
+  c->set_op_type("Constant");
+  c->add_output("cond");
+  auto* ca = c->add_attribute();
+  ca->set_name("value");
+  ca->set_type(onnx::AttributeProto::TENSOR);
+  ca->mutable_t()->set_data_type(onnx::TensorProto::BOOL);
+  ca->mutable_t()->add_int32_data(1);
+  auto* iff = f->add_node();
+  iff->set_op_type("If");
+  iff->add_input("cond");
+  iff->add_output("w");
+  for (const char* branch : {"then_branch", "else_branch"}) {
+    auto* a = iff->add_attribute();
+    a->set_name(branch);
+    a->set_type(onnx::AttributeProto::GRAPH);
+    auto* b = a->mutable_g();
+    b->set_name(branch);
+    auto* o = b->add_output();
+    o->set_name(std::string(branch) + "_out");
+    o->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
+    auto* n = b->add_node();
+    n->add_output(std::string(branch) + "_out");
+    if (std::string(branch) == "then_branch") {
+      AddRaw(b, "bw", 65, 1.0f);
+      n->set_op_type("Add");
+      n->add_input("v");
+      n->add_input("bw");
+    } else {
+      n->set_op_type("Identity");
+      n->add_input("v");
+    }
+  }
+  fs::path in = Temp("parts_in.onnx"), out = Temp("parts_out.onnx");
+  Write(in, m.SerializeAsString());
+  auto model = LoadModel(in.string());
+  ASSERT_TRUE(model);
+  WriteModel(*model, out.string());
+  onnx::ModelProto written;
+  {
+    std::ifstream file(out, std::ios::binary);
+    ASSERT_TRUE(written.ParseFromIstream(&file));
+  }
+  const onnx::ModelProto exported = ExportModelProto(*model);
+  EXPECT_EQ(written.graph().node_size(), 2);
+  EXPECT_EQ(written.functions_size(), 1);
+  EXPECT_EQ(written.graph().quantization_annotation_size(), 1);
+  EXPECT_EQ(written.graph().sparse_initializer_size(), 1);
+  google::protobuf::util::MessageDifferencer diff;
+  std::string report;
+  diff.ReportDifferencesToString(&report);
+  EXPECT_TRUE(diff.Compare(exported, written)) << report.substr(0, 2000);
+  model.reset();
+  fs::remove(in);
+  fs::remove(out);
 }
 
 }  // namespace
