@@ -205,13 +205,13 @@ onnx::ModelProto Export(const Model& m, const ExternalSink* sink, SerializedPart
   // With `parts` the functions come first: settling a function's tensors must not reach the main graph's
   // initializers, which stay to be streamed.
   Exporter functions(sink);
-  for (const auto& f : m.functions()) {
-    if (!parts) continue;
-    onnx::FunctionProto fp;
-    functions.ExportFunction(*f, &fp);
-    if (parts->settle) parts->settle();
-    AppendMessageField(parts->functions, kModelFunctionsField, fp);
-  }
+  if (parts)
+    for (const auto& f : m.functions()) {
+      onnx::FunctionProto fp;
+      functions.ExportFunction(*f, &fp);
+      if (parts->settle) parts->settle();
+      AppendMessageField(parts->functions, kModelFunctionsField, fp);
+    }
   Exporter(sink).ExportGraph(m.graph(), p.mutable_graph(), parts);
   if (!parts)
     for (const auto& f : m.functions()) functions.ExportFunction(*f, p.add_functions());
