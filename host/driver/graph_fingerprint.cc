@@ -3,7 +3,6 @@
 #include <array>
 #include <cstring>
 #include <functional>
-#include <span>
 #include <string_view>
 #include <unordered_map>
 
@@ -24,7 +23,7 @@ uint64_t TensorHash(const Tensor& t) {
   uint64_t h = Mix(Str("tensor"), static_cast<uint64_t>(t.type()));
   for (int64_t d : t.dims()) h = Mix(h, static_cast<uint64_t>(d));
   // Size plus a sample of the bytes: cheap on large weights, and exact on the small constants passes create.
-  // A computed constant's (ABI 1.10) are read through ComputeInto, so that fingerprinting never makes one whole;
+  // A computed constant's (ABI 1.10) are read through Buffer::Read, so that fingerprinting never makes one whole;
   // the same bytes are read whether it is still computed or not, so its hash does not change when it is made.
   const Buffer* buffer = t.buffer().get();
   const size_t size = buffer ? buffer->size() : 0;
@@ -32,9 +31,8 @@ uint64_t TensorHash(const Tensor& t) {
   constexpr size_t kWhole = 4096, kWindows = 16, kWindow = 32;
   std::array<std::byte, kWhole> sample;
   auto mix = [&](size_t offset, size_t n) {
-    std::span<const std::byte> bytes(sample.data(), n);
-    if (!buffer->ComputeInto(offset, {sample.data(), n})) bytes = buffer->raw_bytes().subspan(offset, n);
-    for (std::byte b : bytes) h = Mix(h, static_cast<uint64_t>(b));
+    buffer->Read(offset, {sample.data(), n});
+    for (size_t i = 0; i < n; ++i) h = Mix(h, static_cast<uint64_t>(sample[i]));
   };
   if (size <= kWhole) {
     if (size > 0) mix(0, size);

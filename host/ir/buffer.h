@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <memory>
 #include <span>
@@ -34,6 +35,11 @@ class Buffer {
   // out.size()) to `out` and returns true, so that a writer streams them through a small buffer; false for any
   // other buffer, whose raw_bytes() are at hand. Throws what the computation throws (kiln::Error).
   virtual bool ComputeInto(size_t /*offset*/, std::span<std::byte> /*out*/) const { return false; }
+  // Copies bytes [offset, offset + out.size()) to `out`: made by the computation where the buffer is computed and
+  // not yet whole (never making it whole), copied from raw_bytes() otherwise. The range must lie inside the buffer.
+  void Read(size_t offset, std::span<std::byte> out) const {
+    if (!out.empty() && !ComputeInto(offset, out)) std::memcpy(out.data(), raw_bytes().data() + offset, out.size());
+  }
   static size_t PageSize();
 
   // Takes the string's storage without copying it.

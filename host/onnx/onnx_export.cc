@@ -62,9 +62,6 @@ struct SerializedParts {
   std::function<void()> settle;
 };
 
-constexpr uint32_t kGraphNodeField = 1, kGraphValueInfoField = 13, kGraphQuantizationField = 14,
-                   kGraphSparseInitializerField = 15, kModelFunctionsField = 25;
-
 class Exporter {
  public:
   explicit Exporter(const ExternalSink* sink) : sink_(sink) {}
@@ -84,13 +81,13 @@ class Exporter {
       onnx::NodeProto np;
       ExportNode(*n, &np);
       if (parts->settle) parts->settle();
-      AppendMessageField(parts->nodes, kGraphNodeField, np);
+      AppendMessageField(parts->nodes, onnx_field::kGraphNode, np);
     }
     auto value_info = [&](const Value& v) {
       if (!parts) return ExportValueInfo(v, gp->add_value_info());
       onnx::ValueInfoProto vp;
       ExportValueInfo(v, &vp);
-      AppendMessageField(parts->value_infos, kGraphValueInfoField, vp);
+      AppendMessageField(parts->value_infos, onnx_field::kGraphValueInfo, vp);
     };
     for (Value* v : g.initializers()) {
       auto* tp = gp->add_initializer();
@@ -210,7 +207,7 @@ onnx::ModelProto Export(const Model& m, const ExternalSink* sink, SerializedPart
       onnx::FunctionProto fp;
       functions.ExportFunction(*f, &fp);
       if (parts->settle) parts->settle();
-      AppendMessageField(parts->functions, kModelFunctionsField, fp);
+      AppendMessageField(parts->functions, onnx_field::kModelFunctions, fp);
     }
   Exporter(sink).ExportGraph(m.graph(), p.mutable_graph(), parts);
   if (!parts)
@@ -270,8 +267,10 @@ void WriteStreamed(onnx::ModelProto& proto, const SerializedParts& parts,
   inits.Swap(graph->mutable_initializer());
   // The graph's fields after value_info (13), written after the serialized entries.
   std::string tail;
-  for (const auto& qa : graph->quantization_annotation()) AppendMessageField(tail, kGraphQuantizationField, qa);
-  for (const auto& sp : graph->sparse_initializer()) AppendMessageField(tail, kGraphSparseInitializerField, sp);
+  for (const auto& qa : graph->quantization_annotation())
+    AppendMessageField(tail, onnx_field::kGraphQuantizationAnnotation, qa);
+  for (const auto& sp : graph->sparse_initializer())
+    AppendMessageField(tail, onnx_field::kGraphSparseInitializer, sp);
   graph->clear_quantization_annotation();
   graph->clear_sparse_initializer();
   std::vector<std::optional<const Buffer*>> raw(static_cast<size_t>(inits.size()));
@@ -282,7 +281,9 @@ void WriteStreamed(onnx::ModelProto& proto, const SerializedParts& parts,
     }
   SettleStreamed(streamed);
   auto size_of = [](const Buffer* b) -> uint64_t { return b ? b->size() : 0; };
-  constexpr uint32_t kGraphTag = (7 << 3) | 2, kInitializerTag = (5 << 3) | 2, kRawDataTag = (9 << 3) | 2;
+  constexpr uint32_t kGraphTag = WireTag(onnx_field::kModelGraph, kWireLengthDelimited),
+                     kInitializerTag = WireTag(onnx_field::kGraphInitializer, kWireLengthDelimited),
+                     kRawDataTag = WireTag(onnx_field::kTensorRawData, kWireLengthDelimited);
   auto field = [](uint64_t body) { return 1 + CodedOutputStream::VarintSize64(body) + body; };
   std::vector<uint64_t> bodies(raw.size());
   uint64_t graph_bytes = graph->ByteSizeLong() + parts.nodes.size() + parts.value_infos.size() + tail.size();

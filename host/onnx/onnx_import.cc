@@ -110,16 +110,7 @@ class Importer {
       // A local value found now is the one Resolve would find: it looks in the node's own graph first, and a graph
       // defines a name once. On the generated 1M-node chain, name lookups were a third of the load.
       n->ResizeInputs(static_cast<size_t>(np.input_size()));
-      bool bound = true;
-      for (int i = 0; i < np.input_size(); ++i) {
-        const std::string& in = np.input(i);
-        if (in.empty()) continue;
-        if (Value* v = g.FindValue(in))
-          n->SetInput(static_cast<size_t>(i), v);
-        else
-          bound = false;
-      }
-      if (!bound) {
+      if (BindInputs(*n, np, false) != nullptr) {
         pending_.push_back({n, &np});
       } else if (!n->has_subgraphs()) {
         // Nothing reads this proto again (a subgraph's is read when the subgraph is declared): its strings are
@@ -131,19 +122,27 @@ class Importer {
 
   // Phase two: binds every node input Declare left unbound to its value, looking through enclosing scopes.
   void Resolve() {
-    for (auto& [n, np] : pending_) {
-      Graph& g = *n->graph();
-      n->ResizeInputs(static_cast<size_t>(np->input_size()));
-      for (int i = 0; i < np->input_size(); ++i) {
-        const std::string& in = np->input(i);
-        if (in.empty() || n->input(static_cast<size_t>(i)) != nullptr) continue;  // absent, or bound in Declare
-        Value* v = g.LookupValue(in);
-        if (v == nullptr)
-          throw ModelError(name_ + ": " + Where(g) + ": node '" + np->name() + "' (" + np->op_type() + ") reads '" + in +
-                           "', which no node, graph input or initializer defines");
-        n->SetInput(static_cast<size_t>(i), v);
-      }
+    for (auto& [n, np] : pending_)
+      if (const std::string* in = BindInputs(*n, *np, true))
+        throw ModelError(name_ + ": " + Where(*n->graph()) + ": node '" + np->name() + "' (" + np->op_type() +
+                         ") reads '" + *in + "', which no node, graph input or initializer defines");
+  }
+
+  // Binds the inputs of `n` (sized to its proto's) still unbound to the values their names find: in its own graph,
+  // or with `outer` through the enclosing scopes too. An absent optional input's slot stays null. Returns the first
+  // name nothing defined, or null when every input is bound.
+  static const std::string* BindInputs(Node& n, const onnx::NodeProto& np, bool outer) {
+    const Graph& g = *n.graph();
+    const std::string* missing = nullptr;
+    for (int i = 0; i < np.input_size(); ++i) {
+      const std::string& in = np.input(i);
+      if (in.empty() || n.input(static_cast<size_t>(i)) != nullptr) continue;
+      if (Value* v = outer ? g.LookupValue(in) : g.FindValue(in))
+        n.SetInput(static_cast<size_t>(i), v);
+      else if (missing == nullptr)
+        missing = &in;
     }
+    return missing;
   }
 
   void Finish(onnx::GraphProto& gp, Graph& g) {

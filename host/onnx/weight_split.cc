@@ -15,21 +15,18 @@ namespace {
 
 using google::protobuf::io::CodedInputStream;
 
-// ONNX field numbers and wire types walked here (onnx.proto3: ModelProto.graph = 7, GraphProto.initializer = 5,
-// TensorProto.data_type = 2, TensorProto.raw_data = 9).
-constexpr uint32_t kModelGraph = 7, kGraphInitializer = 5, kTensorDataType = 2, kTensorRawData = 9;
-constexpr uint32_t kVarint = 0, kFixed64 = 1, kLengthDelimited = 2, kFixed32 = 5;
+using namespace onnx_field;
 
 // Skips the value of a field whose tag was just read; false on groups (deprecated, never in ONNX) or truncation.
 bool SkipValue(CodedInputStream& in, uint32_t tag) {
   switch (tag & 7) {
-    case kVarint: {
+    case kWireVarint: {
       uint64_t v;
       return in.ReadVarint64(&v);
     }
-    case kFixed64: return in.Skip(8);
-    case kFixed32: return in.Skip(4);
-    case kLengthDelimited: {
+    case kWireFixed64: return in.Skip(8);
+    case kWireFixed32: return in.Skip(4);
+    case kWireLengthDelimited: {
       uint32_t n;
       return in.ReadVarint32(&n) && in.Skip(static_cast<int>(n));
     }
@@ -73,7 +70,7 @@ class Splitter {
       const int start = in_.CurrentPosition();
       uint32_t tag = in_.ReadTag();
       if (tag == 0) return false;
-      if ((tag & 7) == kLengthDelimited) {
+      if ((tag & 7) == kWireLengthDelimited) {
         uint32_t n;
         if (!in_.ReadVarint32(&n) || n > static_cast<uint32_t>(end - in_.CurrentPosition())) return false;
         auto limit = in_.PushLimit(static_cast<int>(n));
@@ -112,7 +109,7 @@ class Splitter {
       const int start = in_.CurrentPosition();
       uint32_t tag = in_.ReadTag();
       if (tag == 0) return false;
-      if (tag == ((kTensorRawData << 3) | kLengthDelimited)) {
+      if (tag == WireTag(kTensorRawData, kWireLengthDelimited)) {
         uint32_t n;
         if (!in_.ReadVarint32(&n) || n > static_cast<uint32_t>(end - in_.CurrentPosition())) return false;
         raw_offset = static_cast<size_t>(in_.CurrentPosition());  // the last raw_data wins, as in protobuf
@@ -121,7 +118,7 @@ class Splitter {
         if (!in_.Skip(static_cast<int>(n))) return false;
         continue;
       }
-      if (tag == ((kTensorDataType << 3) | kVarint)) {
+      if (tag == WireTag(kTensorDataType, kWireVarint)) {
         uint64_t v;
         if (!in_.ReadVarint64(&v)) return false;
         data_type = static_cast<int64_t>(v);

@@ -2,7 +2,6 @@
 // (types, symbolic shapes, producers and consumers, constant data) and, since ABI 1.1, subgraphs. None of them
 // changes the graph; a NULL handle or an index out of range reads as "nothing" (NULL, 0, -1).
 #include <algorithm>
-#include <cstring>
 #include <span>
 #include <string>
 
@@ -141,9 +140,7 @@ KilnStatus* ValueConstantRead(KilnValue* v, uint64_t offset, uint64_t size, void
                                                     FromKiln(v)->name() + "' of " + std::to_string(total) + " bytes");
     if (size == 0) return;
     if (!out) throw std::invalid_argument("out is NULL");
-    std::span<std::byte> dst(static_cast<std::byte*>(out), static_cast<size_t>(size));
-    if (!b->ComputeInto(static_cast<size_t>(offset), dst))
-      std::memcpy(dst.data(), b->raw_bytes().data() + offset, dst.size());
+    b->Read(static_cast<size_t>(offset), {static_cast<std::byte*>(out), static_cast<size_t>(size)});
   });
 }
 

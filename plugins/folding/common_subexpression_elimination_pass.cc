@@ -58,12 +58,13 @@ bool TensorsEqual(const sdk::TensorView& a, const sdk::TensorView& b) {
 // across it): hashing every byte of ResNet-50's 100 MB of weights took a tenth of an O2 compile. Equal tensors
 // still hash equal, and the buckets' exact comparison (TensorsEqual) stops at the first differing byte.
 // read(offset, n) gives bytes [offset, offset + n).
+constexpr size_t kHashedWhole = size_t{16} << 10, kHashedEnd = 1024;
 template <class Read>
 size_t HashSampledBytes(size_t size, Read read) {
-  constexpr size_t kWhole = size_t{16} << 10, kWindow = 64, kWindows = 64;
+  constexpr size_t kWindow = 64, kWindows = 64;
   std::hash<std::string_view> hash;
-  if (size <= kWhole) return hash(read(0, size));
-  size_t h = hash(read(0, 1024)) ^ (hash(read(size - 1024, 1024)) * 31) ^ size;
+  if (size <= kHashedWhole) return hash(read(0, size));
+  size_t h = hash(read(0, kHashedEnd)) ^ (hash(read(size - kHashedEnd, kHashedEnd)) * 31) ^ size;
   const size_t stride = (size - kWindow) / kWindows;
   for (size_t i = 1; i < kWindows; ++i) h = h * 1099511628211ULL ^ hash(read(i * stride, kWindow));
   return h;
@@ -74,34 +75,44 @@ void Mix(size_t& h, size_t v) { h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >
 
 size_t TensorHash(const sdk::TensorView& t) {
   size_t h = std::hash<int32_t>()(t.ElemType());
-  auto mix = [&h](size_t v) { Mix(h, v); };
-  for (int64_t d : t.Dims()) mix(std::hash<int64_t>()(d));
+  for (int64_t d : t.Dims()) Mix(h, std::hash<int64_t>()(d));
   if (t.ElemType() == KILN_ELEM_STRING) {
     for (const KilnString& s : t.Values<KilnString>())
-      mix(std::hash<std::string_view>()(std::string_view(s.data, static_cast<size_t>(s.size))));
+      Mix(h, std::hash<std::string_view>()(std::string_view(s.data, static_cast<size_t>(s.size))));
   } else if (t.ByteSize()) {
     const char* bytes = static_cast<const char*>(t.Data());
-    mix(HashSampledBytes(t.ByteSize(), [bytes](size_t at, size_t n) { return std::string_view(bytes + at, n); }));
+    Mix(h, HashSampledBytes(t.ByteSize(), [bytes](size_t at, size_t n) { return std::string_view(bytes + at, n); }));
   }
   return h;
 }
 
-// The hash of a constant of numbers with a static shape (its group fixes the type and dims) from the bytes it
-// samples alone, read through the host: a computed constant (a folded weight) is made only where sampled, not
-// whole. Any other constant is hashed from its data; nullopt when it has none.
+// The byte size of a constant of numbers with a static shape (its group fixes the type and dims), whose bytes are
+// read a range at a time through the host (a computed constant, a folded weight, makes only those); nullopt for
+// any other constant, which is read whole.
+std::optional<size_t> StaticByteSize(const sdk::Value& v) {
+  if (v.ElemType() == KILN_ELEM_STRING || !v.HasStaticShape()) return std::nullopt;
+  size_t size = kiln_elem_type_size(v.ElemType());
+  for (int64_t d : v.Dims()) size *= static_cast<size_t>(d);
+  return size;
+}
+
+// Bytes [at, at + n) of v, read into `piece`.
+std::string_view ReadBytes(const sdk::Value& v, size_t at, size_t n, std::string& piece) {
+  piece.resize(n);
+  v.ReadConstantBytes(at, std::as_writable_bytes(std::span<char>(piece)));
+  return piece;
+}
+
+// The hash of a constant from the bytes it samples alone (StaticByteSize), or from its data; nullopt when it has
+// none.
 std::optional<size_t> ConstantHash(const sdk::Value& v) {
-  if (v.ElemType() == KILN_ELEM_STRING || !v.HasStaticShape()) {
+  const std::optional<size_t> size = StaticByteSize(v);
+  if (!size) {
     sdk::TensorView data = v.ConstantData();
     return data ? std::optional<size_t>(TensorHash(data)) : std::nullopt;
   }
-  size_t size = kiln_elem_type_size(v.ElemType());
-  for (int64_t d : v.Dims()) size *= static_cast<size_t>(d);
   std::string piece;
-  return HashSampledBytes(size, [&](size_t at, size_t n) {
-    piece.resize(n);
-    v.ReadConstantBytes(at, std::as_writable_bytes(std::span<char>(piece)));
-    return std::string_view(piece);
-  });
+  return HashSampledBytes(*size, [&](size_t at, size_t n) { return ReadBytes(v, at, n, piece); });
 }
 
 // A large constant's first KiB hashed with its size (nullopt for the constants ConstantHash reads whole anyway):
@@ -109,14 +120,10 @@ std::optional<size_t> ConstantHash(const sdk::Value& v) {
 // further. Each sampled window is a page touched, and touching a page first costs microseconds on a virtual
 // machine: the 65 windows of each of ResNet-50's folded weights took 15 ms of an O2 compile.
 std::optional<size_t> HeadHash(const sdk::Value& v) {
-  constexpr size_t kWholeBelow = size_t{16} << 10, kHead = 1024;
-  if (v.ElemType() == KILN_ELEM_STRING || !v.HasStaticShape()) return std::nullopt;
-  size_t size = kiln_elem_type_size(v.ElemType());
-  for (int64_t d : v.Dims()) size *= static_cast<size_t>(d);
-  if (size <= kWholeBelow) return std::nullopt;
-  std::string head(kHead, '\0');
-  v.ReadConstantBytes(0, std::as_writable_bytes(std::span<char>(head)));
-  return std::hash<std::string>()(head) ^ size;
+  const std::optional<size_t> size = StaticByteSize(v);
+  if (!size || *size <= kHashedWhole) return std::nullopt;
+  std::string piece;
+  return std::hash<std::string_view>()(ReadBytes(v, 0, kHashedEnd, piece)) ^ *size;
 }
 
 // ---- attributes and subgraphs

@@ -4,7 +4,6 @@
 #include <kiln/kiln_strided_copy.hpp>
 
 #include <algorithm>
-#include <array>
 #include <limits>
 #include <regex>
 #include <string>
@@ -17,7 +16,7 @@ namespace {
 constexpr int64_t kGrowthFactor = 2;
 constexpr int64_t kGrowthAllowanceBytes = 64 * 1024;
 constexpr int64_t kMemoryPriorityMaxElements = 8;
-// A folded Transpose of a stored weight this large or larger is made lazily (FoldTransposeLazily).
+// A folded Transpose of a stored weight this large or larger is made lazily (LazyTranspose).
 constexpr uint64_t kLazyTransposeBytes = uint64_t{1} << 20;
 
 bool IsNondeterministic(const sdk::Node& n) {
@@ -85,59 +84,44 @@ bool InlineConstantIf(sdk::PassContext& ctx, const sdk::Node& n) {
 // transposed bytes are made from the weight where the file keeps them when something needs them, and writing the
 // model makes them a piece at a time (sdk::StridedCopyRange, blocked as the Transpose kernel's copy is), so the
 // compile never holds the new weight whole. The bytes are the kernel's: a transpose only moves elements. Returns
-// false, changing nothing, for anything else (the kernel then folds it, or reports why not).
-bool FoldTransposeLazily(const sdk::Node& node, int64_t allowed) {
-  if (!node.Is("Transpose") || node.InputCount() != 1 || node.OutputCount() != 1) return false;
+// that constant, the node left as it is, or a null value for anything else (the kernel then folds it, or reports
+// why not).
+sdk::Value LazyTranspose(const sdk::Node& node, int64_t allowed) {
+  if (!node.Is("Transpose") || node.InputCount() != 1 || node.OutputCount() != 1) return {};
   sdk::Value in = node.Input(0), out = node.Output(0);
-  if (!in || !in.IsConstant() || !UsedOutput(out)) return false;
+  if (!in || !in.IsConstant() || !UsedOutput(out)) return {};
   sdk::StoredTensor t = in.ConstantBytes();
   const size_t elem = t ? kiln_elem_type_size(t.ElemType()) : 0;
   if (elem == 0 || t.ElemType() == KILN_ELEM_STRING || t.Bytes().size() < kLazyTransposeBytes ||
       t.Bytes().size() > static_cast<uint64_t>(allowed))
-    return false;
-  std::vector<int64_t> in_dims(t.Dims().begin(), t.Dims().end());
-  const size_t rank = in_dims.size();
-  std::vector<int64_t> perm = node.GetInts("perm");
-  if (!node.HasAttr("perm"))
-    for (size_t i = rank; i-- > 0;) perm.push_back(static_cast<int64_t>(i));
-  if (perm.size() != rank) return false;
-  std::vector<int64_t> in_strides(rank, 1), out_dims(rank), strides(rank);
-  for (size_t i = rank; i-- > 1;) in_strides[i - 1] = in_strides[i] * in_dims[i];
-  std::vector<bool> seen(rank, false);
-  for (size_t i = 0; i < rank; ++i) {
-    const int64_t p = perm[i] < 0 ? perm[i] + static_cast<int64_t>(rank) : perm[i];
-    if (p < 0 || p >= static_cast<int64_t>(rank) || seen[static_cast<size_t>(p)]) return false;
-    seen[static_cast<size_t>(p)] = true;
-    out_dims[i] = in_dims[static_cast<size_t>(p)];
-    strides[i] = in_strides[static_cast<size_t>(p)];
-  }
+    return {};
+  std::optional<sdk::StridedView> view = sdk::TransposeView(t.Dims(), node.GetInts("perm"));
+  if (!view) return {};
   sdk::Value sources[] = {in};
-  sdk::Value folded = node.OwnerGraph().ComputedConstant(
-      t.ElemType(), out_dims, sources,
-      [elem, out_dims, strides](std::span<const sdk::StoredTensor> src, uint64_t offset, std::span<std::byte> dst) {
-        const std::byte* from = src[0].Bytes().data();
-        const auto first = static_cast<int64_t>(offset / elem), count = static_cast<int64_t>(dst.size() / elem);
-        auto copy = [&]<typename U>() {
-          sdk::StridedCopyRange<U>(from, 0, out_dims, strides, first, count, reinterpret_cast<U*>(dst.data()));
-        };
-        switch (elem) {
-          case 1: return copy.operator()<uint8_t>();
-          case 2: return copy.operator()<uint16_t>();
-          case 4: return copy.operator()<uint32_t>();
-          case 8: return copy.operator()<uint64_t>();
-          default: return copy.operator()<std::array<uint64_t, 2>>();
-        }
+  return node.OwnerGraph().ComputedConstant(
+      t.ElemType(), view->dims, sources,
+      [elem, view = *view](std::span<const sdk::StoredTensor> src, uint64_t offset, std::span<std::byte> dst) {
+        sdk::StridedCopyRangeBytes(elem, src[0].Bytes().data(), 0, view.dims, view.strides,
+                                   static_cast<int64_t>(offset / elem), static_cast<int64_t>(dst.size() / elem),
+                                   dst.data());
       },
       std::string(out.Name()) + "_folded");
-  out.ReplaceAllUsesWith(folded);
-  node.Delete();
-  return true;
 }
 
-// After a fold: counted, its consumers handed back to the walk, and the Constant nodes and potential constants that
-// fed it and feed nothing else deleted.
-void FinishFold(sdk::PassContext& ctx, const std::vector<sdk::Node>& producers,
-                const std::vector<sdk::Node>& consumers) {
+// Folds `node`: `replace` gives its outputs' readers constants and deletes it. Then the fold is counted, those
+// readers are handed back to the walk, and the Constant nodes and potential constants that fed it and feed nothing
+// else are deleted.
+template <class Replace>
+void Fold(sdk::PassContext& ctx, const sdk::Node& node, Replace replace) {
+  std::vector<sdk::Node> producers;
+  for (sdk::Value in : node.Inputs())
+    if (in)
+      if (sdk::Node p = in.Producer()) producers.push_back(p);
+  std::vector<sdk::Node> consumers;
+  for (sdk::Value out : node.Outputs())
+    if (out)
+      for (const sdk::Use& u : out.Consumers()) consumers.push_back(u.node);
+  replace();
   ctx.AddCounter("nodes_folded");
   // A fold reached by a re-pass comes after its consumers' visits: hand them back.
   for (const sdk::Node& c : consumers)
@@ -212,15 +196,11 @@ void ConstantFoldingPass::Run(sdk::PassContext& ctx, sdk::Node node) {
       return;
     }
 
-  std::vector<sdk::Node> producers;
-  for (sdk::Value in : node.Inputs())
-    if (in)
-      if (sdk::Node p = in.Producer()) producers.push_back(p);
-  std::vector<sdk::Node> consumers;
-  for (sdk::Value out : node.Outputs())
-    if (out)
-      for (const sdk::Use& u : out.Consumers()) consumers.push_back(u.node);
-  if (FoldTransposeLazily(node, allowed)) return FinishFold(ctx, producers, consumers);
+  if (sdk::Value folded = LazyTranspose(node, allowed))
+    return Fold(ctx, node, [&] {
+      node.Output(0).ReplaceAllUsesWith(folded);
+      node.Delete();
+    });
 
   std::optional<sdk::ComputeResult> result;
   try {
@@ -244,8 +224,7 @@ void ConstantFoldingPass::Run(sdk::PassContext& ctx, sdk::Node node) {
     return;
   }
 
-  ReplaceOutputsWithConstants(node, [&](size_t i) { return result->Output(i); });
-  FinishFold(ctx, producers, consumers);
+  Fold(ctx, node, [&] { ReplaceOutputsWithConstants(node, [&](size_t i) { return result->Output(i); }); });
 }
 
 }  // namespace kiln::folding

@@ -4,8 +4,12 @@
 
 #include <atomic>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <memory>
+#include <span>
+#include <string>
+#include <vector>
 
 #include "ir/buffer.h"
 #include "ir/graph.h"
@@ -24,6 +28,12 @@ using kiln::testing::RunPasses;
 const std::vector<std::string> kCse = {"CommonSubexpressionEliminationPass"};
 
 std::string M(const std::string& graph) { return "<ir_version: 8, opset_import: [\"\" : 17]>\n" + graph; }
+
+std::vector<std::string> InitializerNames(const Model& m) {
+  std::vector<std::string> names;
+  for (const Value* v : m.graph().initializers()) names.push_back(v->name());
+  return names;
+}
 
 void ExpectRewrite(const std::string& before, const std::string& after) {
   auto m = ParseModel(M(before));
@@ -109,97 +119,86 @@ TEST(CommonSubexpressionEliminationPass, ComparesLargeConstantsOnEveryByte) {
   ASSERT_TRUE(m);
   auto run = RunPasses(*m, kCse);
   EXPECT_TRUE(run.changed());
-  std::vector<std::string> names;
-  for (const Value* v : m->graph().initializers()) names.push_back(v->name());
-  EXPECT_EQ(names, (std::vector<std::string>{"w1", "w3"}));
+  EXPECT_EQ(InitializerNames(*m), (std::vector<std::string>{"w1", "w3"}));
   std::string after = PrintGraph(*m);
   EXPECT_NE(after.find("s = Sum(a, a, c)"), std::string::npos) << after;
 }
 
-// Constants a fold computes when needed (Buffer::Computed, ABI 1.10) are hashed from the bytes sampled alone:
-// one without a twin is never made whole, and equal ones still merge (compared whole).
+// A graph adding x to each of `names`, float constants of kComputedCount elements (32 KiB: past the size hashed
+// whole) made on demand (Buffer::Computed, ABI 1.10) with element i of constant n = value(n, i), and summing the
+// results. bytes[n] counts the bytes n's computation made; buffers[n] is n's buffer.
+constexpr size_t kComputedCount = 8192;
+
+struct ComputedConstants {
+  std::unique_ptr<Model> model;
+  std::map<std::string, std::shared_ptr<std::atomic<size_t>>> bytes;
+  std::map<std::string, std::shared_ptr<const Buffer>> buffers;
+};
+
+ComputedConstants AddsOfComputedConstants(const std::vector<std::string>& names,
+                                          std::function<float(const std::string&, size_t)> value) {
+  const std::string t = "float[" + std::to_string(kComputedCount) + "]";
+  std::string values = "{";
+  for (size_t i = 0; i < kComputedCount; ++i) values += i ? ", 0.0" : "0.0";
+  values += "}";
+  std::string constants, body, sum;
+  for (size_t k = 0; k < names.size(); ++k) {
+    constants += (k ? ", " : "") + t + " " + names[k] + " = " + values;
+    body += "    r" + std::to_string(k) + " = Add(x, " + names[k] + ")\n";
+    sum += (k ? ", r" : "r") + std::to_string(k);
+  }
+  ComputedConstants c;
+  c.model = ParseModel(M("g (" + t + " x) => (" + t + " y) <" + constants + "> {\n" + body + "    s = Sum(" + sum +
+                         ")\n    y = Relu(s)\n  }"));
+  if (!c.model) return c;
+  for (Value* v : std::vector<Value*>(c.model->graph().initializers())) {
+    const std::string name = v->name();
+    auto bytes = c.bytes[name] = std::make_shared<std::atomic<size_t>>(0);
+    auto fill = [name, bytes, value](size_t offset, std::span<std::byte> out) {
+      for (size_t i = 0; i < out.size() / 4; ++i) {
+        const float f = value(name, offset / 4 + i);
+        std::memcpy(out.data() + i * 4, &f, 4);
+      }
+      *bytes += out.size();
+    };
+    auto b = c.buffers[name] = Buffer::Computed(kComputedCount * 4, 4, fill);
+    c.model->graph().SetInitializer(
+        v, std::make_shared<const Tensor>(DataType::kFloat, std::vector<int64_t>{kComputedCount}, b));
+  }
+  return c;
+}
+
 // Large constants are first told apart by their first KiB: one whose start no other shares is read no further,
 // and two that start alike but differ later (here only in their last element) stay apart; equal ones merge.
 TEST(CommonSubexpressionEliminationPass, ConstantsThatStartAlikeAreComparedInFull) {
-  constexpr size_t kCount = 8192;  // 32 KiB: past the size hashed whole
-  const std::string t = "float[" + std::to_string(kCount) + "]";
-  std::string values = "{";
-  for (size_t i = 0; i < kCount; ++i) values += i ? ", 0.0" : "0.0";
-  values += "}";
-  auto m = ParseModel(M("g (" + t + " x) => (" + t + " y) <" + t + " a = " + values + ", " + t + " b = " + values +
-                        ", " + t + " c = " + values + ", " + t + " d = " + values + R"(> {
-    p = Add(x, a)
-    q = Add(x, b)
-    r = Add(x, c)
-    u = Add(x, d)
-    s = Sum(p, q, r, u)
-    y = Relu(s)
-  })"));
-  ASSERT_TRUE(m);
-  std::map<std::string, std::shared_ptr<std::atomic<size_t>>> computed_bytes;
-  for (Value* v : std::vector<Value*>(m->graph().initializers())) {
-    const std::string name = v->name();
-    auto bytes = computed_bytes[name] = std::make_shared<std::atomic<size_t>>(0);
-    auto fill = [name, bytes](size_t offset, std::span<std::byte> out) {
-      for (size_t i = 0; i < out.size() / 4; ++i) {
-        const size_t at = offset / 4 + i;
-        float f = static_cast<float>(at % 11);
-        if (name == "b" && at == kCount - 1) f = -1.0f;  // b differs from a and c in its last element only
-        if (name == "d") f += 100.0f;                      // d differs from the first element on
-        std::memcpy(out.data() + i * 4, &f, 4);
-      }
-      *bytes += out.size();
-    };
-    m->graph().SetInitializer(v, std::make_shared<const Tensor>(DataType::kFloat, std::vector<int64_t>{kCount},
-                                                                Buffer::Computed(kCount * 4, 4, fill)));
-  }
-  RunPasses(*m, kCse);
-  std::vector<std::string> names;
-  for (const Value* v : m->graph().initializers()) names.push_back(v->name());
-  EXPECT_EQ(names, (std::vector<std::string>{"a", "b", "d"})) << "c merged into a; b and d kept";
+  auto c = AddsOfComputedConstants({"a", "b", "c", "d"}, [](const std::string& name, size_t at) {
+    float f = static_cast<float>(at % 11);
+    if (name == "b" && at == kComputedCount - 1) f = -1.0f;  // b differs from a and c in its last element only
+    if (name == "d") f += 100.0f;                              // d differs from the first element on
+    return f;
+  });
+  ASSERT_TRUE(c.model);
+  RunPasses(*c.model, kCse);
+  EXPECT_EQ(InitializerNames(*c.model), (std::vector<std::string>{"a", "b", "d"})) << "c merged into a; b and d kept";
   // Its first KiB, and the one element RunPasses probes to list the constants still computed.
-  EXPECT_EQ(*computed_bytes["d"], size_t{1024 + 4}) << "d, alone in its start, was read beyond its first KiB";
+  EXPECT_EQ(*c.bytes["d"], size_t{1024 + 4}) << "d, alone in its start, was read beyond its first KiB";
 }
 
+// Constants a fold computes when needed are hashed from the bytes sampled alone: one without a twin is never made
+// whole, and equal ones still merge (compared whole).
 TEST(CommonSubexpressionEliminationPass, HashesComputedConstantsWithoutMakingThemWhole) {
-  constexpr size_t kCount = 8192;  // 32 KiB: past the size hashed whole
-  const std::string t = "float[" + std::to_string(kCount) + "]";
-  std::string values = "{";
-  for (size_t i = 0; i < kCount; ++i) values += i ? ", 0.0" : "0.0";
-  values += "}";
-  auto m = ParseModel(M("g (" + t + " x) => (" + t + " y) <" + t + " w1 = " + values + ", " + t + " w2 = " + values +
-                        ", " + t + " w3 = " + values + R"(> {
-    a = Add(x, w1)
-    b = Add(x, w2)
-    c = Add(x, w3)
-    s = Sum(a, b, c)
-    y = Relu(s)
-  })"));
-  ASSERT_TRUE(m);
-  std::map<std::string, std::shared_ptr<std::atomic<size_t>>> computed_bytes;
-  std::map<std::string, std::shared_ptr<const Buffer>> buffers;
-  for (Value* v : std::vector<Value*>(m->graph().initializers())) {
-    const int mod = v->name() == "w3" ? 5 : 7;  // w1 and w2 equal, w3 not
-    auto bytes = computed_bytes[v->name()] = std::make_shared<std::atomic<size_t>>(0);
-    auto fill = [mod, bytes](size_t offset, std::span<std::byte> out) {
-      for (size_t i = 0; i < out.size() / 4; ++i) {
-        float f = static_cast<float>((offset / 4 + i) % static_cast<size_t>(mod));
-        std::memcpy(out.data() + i * 4, &f, 4);
-      }
-      *bytes += out.size();
-    };
-    auto b = buffers[v->name()] = Buffer::Computed(kCount * 4, 4, fill);
-    m->graph().SetInitializer(v, std::make_shared<const Tensor>(DataType::kFloat, std::vector<int64_t>{kCount}, b));
-  }
-  auto run = RunPasses(*m, kCse);
+  auto c = AddsOfComputedConstants({"w1", "w2", "w3"}, [](const std::string& name, size_t at) {
+    const size_t mod = name == "w3" ? 5 : 7;  // w1 and w2 equal, w3 not
+    return static_cast<float>(at % mod);
+  });
+  ASSERT_TRUE(c.model);
+  auto run = RunPasses(*c.model, kCse);
   EXPECT_TRUE(run.changed());
-  std::vector<std::string> names;
-  for (const Value* v : m->graph().initializers()) names.push_back(v->name());
-  EXPECT_EQ(names, (std::vector<std::string>{"w1", "w3"}));
+  EXPECT_EQ(InitializerNames(*c.model), (std::vector<std::string>{"w1", "w3"}));
   std::vector<std::byte> probe(4);
-  EXPECT_TRUE(buffers["w3"]->ComputeInto(0, probe)) << "w3 was made whole";
-  EXPECT_LT(*computed_bytes["w3"], kCount * 4 / 4) << "w3 was read beyond its samples";
-  EXPECT_FALSE(buffers["w1"]->ComputeInto(0, probe)) << "w1 and w2 are compared whole";
+  EXPECT_TRUE(c.buffers["w3"]->ComputeInto(0, probe)) << "w3 was made whole";
+  EXPECT_LT(*c.bytes["w3"], kComputedCount * 4 / 4) << "w3 was read beyond its samples";
+  EXPECT_FALSE(c.buffers["w1"]->ComputeInto(0, probe)) << "w1 and w2 are compared whole";
 }
 
 TEST(CommonSubexpressionEliminationPass, ComparesAttributes) {

@@ -152,7 +152,9 @@ TEST(ComputedBuffer, FingerprintsReadSamplesWithoutMakingTheConstantWhole) {
     EXPECT_EQ(ModelFingerprint(*m), stored) << elements;
     std::vector<std::byte> probe(4);
     EXPECT_TRUE(computed->ComputeInto(0, probe)) << elements << " elements: made whole by fingerprinting";
-    if (elements > 1024) EXPECT_LT(*c.bytes, elements) << "read beyond its samples";
+    if (elements > 1024) {
+      EXPECT_LT(*c.bytes, elements) << "read beyond its samples";
+    }
     (void)computed->data();
     EXPECT_EQ(ModelFingerprint(*m), stored) << elements << " elements, made whole";
     std::vector<std::byte> changed = expected;

@@ -58,6 +58,28 @@ std::vector<uint32_t> Iota(int64_t n) {
   return v;
 }
 
+// A dense tensor of shape `in` (distinct elements) and the strided view that transposes it by `perm`.
+struct Transposed {
+  std::vector<uint32_t> src;
+  Dims out_dims, strides;
+};
+
+Transposed Transpose(const Dims& in, const Dims& perm) {
+  int64_t total = 1;
+  for (int64_t d : in) total *= d;
+  Transposed t;
+  t.src = Iota(total);
+  t.strides = PermutedStrides(in, perm, t.out_dims);
+  return t;
+}
+
+// src's bytes one byte past an aligned address, as a weight can sit in a model file: the copy starts at data() + 1.
+std::vector<std::byte> Misaligned(const std::vector<uint32_t>& src) {
+  std::vector<std::byte> shifted(src.size() * sizeof(uint32_t) + 1);
+  std::memcpy(shifted.data() + 1, src.data(), src.size() * sizeof(uint32_t));
+  return shifted;
+}
+
 // The copy from src's own bytes, and from a copy of them one byte past an aligned address, as a weight can sit in a
 // model file (Transpose takes such bytes as they are: KILN_KERNEL_ANY_ALIGNMENT).
 void ExpectCopyMatches(const std::vector<uint32_t>& src, int64_t offset, const Dims& dims, const Dims& strides) {
@@ -65,8 +87,7 @@ void ExpectCopyMatches(const std::vector<uint32_t>& src, int64_t offset, const D
   std::vector<uint32_t> got(expected.size(), 0);
   StridedCopy(reinterpret_cast<const std::byte*>(src.data()), offset, dims, strides, got.data());
   EXPECT_EQ(got, expected);
-  std::vector<std::byte> shifted(src.size() * sizeof(uint32_t) + 1);
-  std::memcpy(shifted.data() + 1, src.data(), src.size() * sizeof(uint32_t));
+  const std::vector<std::byte> shifted = Misaligned(src);
   std::vector<uint32_t> got_shifted(expected.size(), 0);
   StridedCopy(shifted.data() + 1, offset, dims, strides, got_shifted.data());
   EXPECT_EQ(got_shifted, expected) << "from a misaligned source";
@@ -87,11 +108,8 @@ TEST(StridedCopy, TransposesMatchTheReferenceAcrossBlockEdges) {
   };
   for (const auto& [in, perm] : cases) {
     SCOPED_TRACE(::testing::PrintToString(in) + " perm " + ::testing::PrintToString(perm));
-    int64_t total = 1;
-    for (int64_t d : in) total *= d;
-    Dims out_dims;
-    Dims strides = PermutedStrides(in, perm, out_dims);
-    ExpectCopyMatches(Iota(total), 0, out_dims, strides);
+    const Transposed t = Transpose(in, perm);
+    ExpectCopyMatches(t.src, 0, t.out_dims, t.strides);
   }
 }
 
@@ -117,14 +135,10 @@ TEST(StridedCopy, RangesOfACopyEqualTheWholeCopysElements) {
   };
   for (const auto& [in, perm] : cases) {
     SCOPED_TRACE(::testing::PrintToString(in) + " perm " + ::testing::PrintToString(perm));
-    int64_t total = 1;
-    for (int64_t d : in) total *= d;
-    Dims out_dims;
-    Dims strides = PermutedStrides(in, perm, out_dims);
-    const std::vector<uint32_t> src = Iota(total);
+    const auto [src, out_dims, strides] = Transpose(in, perm);
+    const int64_t total = static_cast<int64_t>(src.size());
     const std::vector<uint32_t> whole = Reference(src, 0, out_dims, strides);
-    std::vector<std::byte> shifted(src.size() * sizeof(uint32_t) + 1);
-    std::memcpy(shifted.data() + 1, src.data(), src.size() * sizeof(uint32_t));
+    const std::vector<std::byte> shifted = Misaligned(src);
     for (int64_t piece : {int64_t{1}, int64_t{7}, int64_t{64}, int64_t{1000}, total}) {
       std::vector<uint32_t> got(whole.size(), 0);
       for (int64_t at = 0; at < total; at += piece)

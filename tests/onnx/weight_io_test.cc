@@ -43,6 +43,34 @@ void AddRaw(onnx::GraphProto* g, const std::string& name, int n, float first) {
   t->set_raw_data(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(float));
 }
 
+// `info` (a graph's input, output or value_info entry) as a float tensor named `name`.
+onnx::ValueInfoProto* SetFloat(onnx::ValueInfoProto* info, const std::string& name) {
+  info->set_name(name);
+  info->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
+  return info;
+}
+
+// A node op(inputs) -> outputs added to `owner`, a graph or a function.
+template <class Owner>
+onnx::NodeProto* AddNode(Owner* owner, const std::string& op, const std::vector<std::string>& inputs,
+                         const std::vector<std::string>& outputs) {
+  onnx::NodeProto* n = owner->add_node();
+  n->set_op_type(op);
+  for (const std::string& in : inputs) n->add_input(in);
+  for (const std::string& out : outputs) n->add_output(out);
+  return n;
+}
+
+// `iff`'s branch attribute `branch` (then_branch or else_branch): an empty graph of that name.
+onnx::GraphProto* AddBranch(onnx::NodeProto* iff, const std::string& branch) {
+  onnx::AttributeProto* a = iff->add_attribute();
+  a->set_name(branch);
+  a->set_type(onnx::AttributeProto::GRAPH);
+  onnx::GraphProto* b = a->mutable_g();
+  b->set_name(branch);
+  return b;
+}
+
 constexpr int kRawWeights = 12;
 
 // Weight i's element count: every third is under a page (copied when loaded), the others over (borrowed from the
@@ -71,9 +99,7 @@ onnx::ModelProto WeightsModel() {
   for (int i = 0; i < 64; ++i) typed->add_float_data(static_cast<float>(-i));
   sum->add_input("typed");
   sum->add_output("s");
-  auto* out = g->add_output();
-  out->set_name("s");
-  out->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
+  SetFloat(g->add_output(), "s");
   return m;
 }
 
@@ -255,9 +281,7 @@ TEST(WeightSplit, LargeAndSmallWeightsInterleavedSurviveAWrite) {
     concat->add_input(name);
   }
   concat->add_output("c");
-  auto* out = g->add_output();
-  out->set_name("c");
-  out->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
+  SetFloat(g->add_output(), "c");
   onnx::ModelProto back = RoundTrip(m, "large_and_small");
   ASSERT_EQ(back.graph().initializer_size(), 7);
   for (int i = 0; i < 7; ++i) {
@@ -275,28 +299,14 @@ TEST(WeightSplit, RawDataInSubgraphsIsWrittenInline) {
   cond->set_name("cond");
   cond->set_data_type(onnx::TensorProto::BOOL);
   cond->set_raw_data(std::string(1, '\1'));
-  auto* iff = g->add_node();
-  iff->set_op_type("If");
-  iff->add_input("cond");
-  iff->add_output("y");
-  for (const char* branch : {"then_branch", "else_branch"}) {
-    auto* a = iff->add_attribute();
-    a->set_name(branch);
-    a->set_type(onnx::AttributeProto::GRAPH);
-    auto* b = a->mutable_g();
-    b->set_name(branch);
-    AddRaw(b, std::string(branch) + "_w", 65, 1.0f);
-    auto* id = b->add_node();
-    id->set_op_type("Identity");
-    id->add_input(std::string(branch) + "_w");
-    id->add_output(std::string(branch) + "_y");
-    auto* o = b->add_output();
-    o->set_name(std::string(branch) + "_y");
-    o->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
+  auto* iff = AddNode(g, "If", {"cond"}, {"y"});
+  for (const std::string branch : {"then_branch", "else_branch"}) {
+    auto* b = AddBranch(iff, branch);
+    AddRaw(b, branch + "_w", 65, 1.0f);
+    AddNode(b, "Identity", {branch + "_w"}, {branch + "_y"});
+    SetFloat(b->add_output(), branch + "_y");
   }
-  auto* y = g->add_output();
-  y->set_name("y");
-  y->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
+  SetFloat(g->add_output(), "y");
   onnx::ModelProto back = RoundTrip(m, "subgraphs");
   int branches = 0;
   for (const auto& n : back.graph().node()) {
@@ -392,25 +402,11 @@ TEST(WriteModel, SerializedNodesValueInfosAndFunctionsGiveTheExportedModel) {
   fo->set_version(1);
   auto* g = m.mutable_graph();
   g->set_name("parts");
-  auto* x = g->add_input();
-  x->set_name("x");
-  x->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
-  x->mutable_type()->mutable_tensor_type()->mutable_shape()->add_dim()->set_dim_value(65);
-  auto* call = g->add_node();
-  call->set_op_type("Pick");
-  call->set_domain("f");
-  call->add_input("x");
-  call->add_output("a");
-  auto* relu = g->add_node();
-  relu->set_op_type("Relu");
-  relu->add_input("a");
-  relu->add_output("y");
-  auto* vi = g->add_value_info();
-  vi->set_name("a");
-  vi->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
-  auto* y = g->add_output();
-  y->set_name("y");
-  y->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
+  SetFloat(g->add_input(), "x")->mutable_type()->mutable_tensor_type()->mutable_shape()->add_dim()->set_dim_value(65);
+  AddNode(g, "Pick", {"x"}, {"a"})->set_domain("f");
+  AddNode(g, "Relu", {"a"}, {"y"});
+  SetFloat(g->add_value_info(), "a");
+  SetFloat(g->add_output(), "y");
   AddRaw(g, "s", 1, 0.5f);
   auto* qa = g->add_quantization_annotation();
   qa->set_tensor_name("a");
@@ -436,39 +432,19 @@ TEST(WriteModel, SerializedNodesValueInfosAndFunctionsGiveTheExportedModel) {
   f->add_input("v");
   f->add_output("w");
   f->add_opset_import()->set_version(17);
-  auto* c = f->add_node();
-  c->set_op_type("Constant");
-  c->add_output("cond");
-  auto* ca = c->add_attribute();
+  auto* ca = AddNode(f, "Constant", {}, {"cond"})->add_attribute();
   ca->set_name("value");
   ca->set_type(onnx::AttributeProto::TENSOR);
   ca->mutable_t()->set_data_type(onnx::TensorProto::BOOL);
   ca->mutable_t()->add_int32_data(1);
-  auto* iff = f->add_node();
-  iff->set_op_type("If");
-  iff->add_input("cond");
-  iff->add_output("w");
-  for (const char* branch : {"then_branch", "else_branch"}) {
-    auto* a = iff->add_attribute();
-    a->set_name(branch);
-    a->set_type(onnx::AttributeProto::GRAPH);
-    auto* b = a->mutable_g();
-    b->set_name(branch);
-    auto* o = b->add_output();
-    o->set_name(std::string(branch) + "_out");
-    o->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
-    auto* n = b->add_node();
-    n->add_output(std::string(branch) + "_out");
-    if (std::string(branch) == "then_branch") {
-      AddRaw(b, "bw", 65, 1.0f);
-      n->set_op_type("Add");
-      n->add_input("v");
-      n->add_input("bw");
-    } else {
-      n->set_op_type("Identity");
-      n->add_input("v");
-    }
-  }
+  auto* iff = AddNode(f, "If", {"cond"}, {"w"});
+  auto* then_branch = AddBranch(iff, "then_branch");
+  AddRaw(then_branch, "bw", 65, 1.0f);
+  AddNode(then_branch, "Add", {"v", "bw"}, {"then_out"});
+  SetFloat(then_branch->add_output(), "then_out");
+  auto* else_branch = AddBranch(iff, "else_branch");
+  AddNode(else_branch, "Identity", {"v"}, {"else_out"});
+  SetFloat(else_branch->add_output(), "else_out");
   fs::path in = Temp("parts_in.onnx"), out = Temp("parts_out.onnx");
   Write(in, m.SerializeAsString());
   auto model = LoadModel(in.string());

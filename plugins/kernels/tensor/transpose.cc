@@ -13,23 +13,14 @@ void TransposeKernel(sdk::KernelContext& ctx) {
   sdk::TensorView x = ctx.RequiredInput(0);
   auto in = x.Dims();
   const int64_t rank = static_cast<int64_t>(in.size());
-  std::vector<int64_t> perm = ctx.GetInts("perm");
-  if (perm.empty()) {
-    for (int64_t i = rank; i-- > 0;) perm.push_back(i);
-  }
-  if (static_cast<int64_t>(perm.size()) != rank)
+  const std::vector<int64_t> perm = ctx.GetInts("perm");  // empty: the dimensions reversed (TransposeView)
+  if (!perm.empty() && static_cast<int64_t>(perm.size()) != rank)
     throw InvalidArg("Transpose: perm has " + std::to_string(perm.size()) + " entries for rank " +
                      std::to_string(rank));
-  perm = NormalizeAxes(perm, rank);
-  const Dims in_strides = Strides(in);
-  Dims out_dims(perm.size()), strides(perm.size());
-  for (size_t i = 0; i < perm.size(); ++i) {
-    out_dims[i] = in[static_cast<size_t>(perm[i])];
-    strides[i] = in_strides[static_cast<size_t>(perm[i])];
-  }
+  const sdk::StridedView view = *sdk::TransposeView(in, NormalizeAxes(perm, rank));  // a permutation now
   DispatchRaw(x.ElemType(), [&]<typename U>() {
-    RawOut<U> out(ctx.AllocOutput(0, x.ElemType(), out_dims));
-    StridedCopy(RawBytesIn(x), 0, out_dims, strides, out.data());
+    RawOut<U> out(ctx.AllocOutput(0, x.ElemType(), view.dims));
+    StridedCopy(RawBytesIn(x), 0, view.dims, view.strides, out.data());
     out.Commit();
   });
 }

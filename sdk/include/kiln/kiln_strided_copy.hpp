@@ -6,13 +6,16 @@
 //
 //   StridedCopy<uint32_t>(src, 0, out_dims, strides, dst);                 // the whole view
 //   StridedCopyRange<uint32_t>(src, 0, out_dims, strides, first, n, dst);  // its row-major elements [first, first+n)
+//   auto view = TransposeView(dims, perm);                                  // a Transpose's out_dims and strides
 #ifndef KILN_STRIDED_COPY_HPP_
 #define KILN_STRIDED_COPY_HPP_
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -203,6 +206,48 @@ void StridedCopyRange(const std::byte* src, int64_t offset, std::span<const int6
     StridedCopy<U>(src, from, sub_dims, sub_strides, dst + (at - first));
     at += steps * block[k];
   }
+}
+
+// StridedCopyRange for elements of `elem_size` bytes (1, 2, 4, 8 or 16), dispatched here on that size alone: a
+// copy only moves elements, so any element type of that size takes the same path.
+inline void StridedCopyRangeBytes(size_t elem_size, const std::byte* src, int64_t offset,
+                                  std::span<const int64_t> dims, std::span<const int64_t> strides, int64_t first,
+                                  int64_t count, std::byte* dst) {
+  auto copy = [&]<typename U>() {
+    StridedCopyRange<U>(src, offset, dims, strides, first, count, reinterpret_cast<U*>(dst));
+  };
+  switch (elem_size) {
+    case 1: return copy.operator()<uint8_t>();
+    case 2: return copy.operator()<uint16_t>();
+    case 4: return copy.operator()<uint32_t>();
+    case 8: return copy.operator()<uint64_t>();
+    default: return copy.operator()<std::array<uint64_t, 2>>();
+  }
+}
+
+// The strided view a Transpose reads of a dense row-major tensor of shape `dims`: the output's dims and, for each,
+// the stride (in elements) that walks the input. `perm` as ONNX gives it: empty reverses the dimensions, a negative
+// axis counts from the end. nullopt when perm is not a permutation of the dimensions.
+struct StridedView {
+  std::vector<int64_t> dims, strides;
+};
+
+inline std::optional<StridedView> TransposeView(std::span<const int64_t> dims, std::span<const int64_t> perm) {
+  const size_t rank = dims.size();
+  if (!perm.empty() && perm.size() != rank) return std::nullopt;
+  std::vector<int64_t> dense(rank, 1);
+  for (size_t i = rank; i-- > 1;) dense[i - 1] = dense[i] * dims[i];
+  StridedView view{std::vector<int64_t>(rank), std::vector<int64_t>(rank)};
+  std::vector<bool> seen(rank, false);
+  for (size_t i = 0; i < rank; ++i) {
+    int64_t p = perm.empty() ? static_cast<int64_t>(rank - 1 - i) : perm[i];
+    if (p < 0) p += static_cast<int64_t>(rank);
+    if (p < 0 || p >= static_cast<int64_t>(rank) || seen[static_cast<size_t>(p)]) return std::nullopt;
+    seen[static_cast<size_t>(p)] = true;
+    view.dims[i] = dims[static_cast<size_t>(p)];
+    view.strides[i] = dense[static_cast<size_t>(p)];
+  }
+  return view;
 }
 
 }  // namespace kiln::sdk
