@@ -50,7 +50,16 @@ class PassDriver::Walk {
  public:
   Walk(PassDriver& d, Graph& g, const std::vector<NodePass*>& passes, const std::vector<NodePass*>& after_walk,
        std::vector<PassContext>& contexts)
-      : d_(d), g_(g), passes_(passes), after_walk_(after_walk), contexts_(contexts) {}
+      : d_(d), g_(g), passes_(passes), after_walk_(after_walk), contexts_(contexts) {
+    all_ = passes_;
+    all_.insert(all_.end(), after_walk_.begin(), after_walk_.end());
+    for (NodePass* p : all_) stats_.push_back(d_.StatsIndex(p->name()));
+  }
+  // The marks this walk set go, so that the next walk of this graph (a subgraph is walked each time its node is)
+  // starts from none. Node ids are never reused: a node deleted meanwhile keeps a harmless stale mark.
+  ~Walk() {
+    for (uint64_t id : touched_) d_.marks_[id] = 0;
+  }
 
   bool Run() {
     start_nodes_ = g_.num_nodes();
@@ -60,7 +69,7 @@ class PassDriver::Walk {
       while (!queue_.empty()) {
         Node* n = queue_.front();
         queue_.pop_front();
-        queued_.erase(n);
+        Clear(n, kQueued);
         if (!n->is_deleted() && n->graph() == &g_) Visit(*n);
       }
       if (Sweep()) continue;
@@ -77,7 +86,7 @@ class PassDriver::Walk {
   bool Sweep() {
     std::vector<Node*> ready;
     for (const auto& n : g_.nodes())
-      if (!seen_.count(n.get()) && !queued_.count(n.get()) && ProducersSeen(*n)) ready.push_back(n.get());
+      if (!Has(n.get(), kSeen | kQueued) && ProducersSeen(*n)) ready.push_back(n.get());
     // In position order, so a walk over an unchanged graph is deterministic.
     std::sort(ready.begin(), ready.end(), PositionBefore);
     for (Node* n : ready) Enqueue(n, false);
@@ -87,47 +96,51 @@ class PassDriver::Walk {
   bool ProducersSeen(const Node& n) const {
     bool all = true;
     ForEachRead(n, [&](Node*, size_t, const Value* v) {
-      if (Node* p = v->producer(); p && v->graph() == &g_) all = all && (seen_.count(p) != 0 || p->is_deleted());
+      if (Node* p = v->producer(); p && v->graph() == &g_) all = all && (Has(p, kSeen) || p->is_deleted());
     });
     return all;
   }
 
   void Enqueue(Node* n, bool front) {
     if (n->is_deleted() || n->graph() != &g_) return;
-    if (queued_.count(n)) {
+    if (Has(n, kQueued)) {
       if (!front) return;
       queue_.erase(std::find(queue_.begin(), queue_.end(), n));
     }
-    queued_.insert(n);
+    Set(n, kQueued);
     if (front) queue_.push_front(n);
     else queue_.push_back(n);
   }
 
   void Visit(Node& n) {
-    bool first = seen_.insert(&n).second;
+    bool first = !Has(&n, kSeen);
+    Set(&n, kSeen);
     if (first && n.has_subgraphs()) {
       for (Graph* sub : n.subgraphs()) changed_ |= Walk(d_, *sub, passes_, after_walk_, contexts_).Run();
     }
     for (size_t i = 0; i < passes_.size(); ++i) {
       if (n.is_deleted()) break;
       if (!passes_[i]->runs_on_nodes()) continue;
-      bool changed = Call(*passes_[i], contexts_[i], [&] { return passes_[i]->Run(n, contexts_[i]); }, &n);
+      bool changed = Call(i, [&] { return passes_[i]->Run(n, contexts_[i]); }, &n);
       if (changed) NoteChange(passes_[i]->name());
     }
     if (++d_.visits_ % 4096 == 0 && d_.options_.progress) d_.options_.progress(d_.visits_);
     if (!n.is_deleted()) {
       ForEachDependent(g_, &n, [&](Node* c) {
-        if (!seen_.count(c) && ProducersSeen(*c)) Enqueue(c, false);
+        if (!Has(c, kSeen) && ProducersSeen(*c)) Enqueue(c, false);
       });
     }
     // Re-pass requests go after the consumers just queued; immediate ones in front of everything.
     for (size_t i = 0; i < passes_.size(); ++i) TakeRequests(*passes_[i], contexts_[i]);
   }
 
+  // Runs `fn`, the call of pass `i` (of passes_ then after_walk_) on `node` (null: its after-walk hook).
   template <typename Fn>
-  bool Call(NodePass& pass, PassContext& ctx, Fn&& fn, Node* node) {
+  bool Call(size_t i, Fn&& fn, Node* node) {
+    NodePass& pass = *all_[i];
+    PassContext& ctx = contexts_[i];
     if (ctx.over_time_budget) return false;  // it went over limits.passSeconds earlier in this walk
-    PassStats& st = d_.StatsFor(pass.name());
+    PassStats& st = d_.stats_[stats_[i]];
     Journal& j = d_.model_.journal();
     if (node) d_.model_.insertion_order = node->order();
     auto t0 = std::chrono::steady_clock::now();
@@ -185,7 +198,7 @@ class PassDriver::Walk {
       throw InternalError("rewrite cycle: node " + NodeLabel(*n) + " was re-passed " + std::to_string(count - 1) +
                           " times without settling; re-pass requested by " + JoinNames(requested_by_[n]));
     // A node not yet visited will be visited anyway, unless an immediate re-pass asks for it now.
-    if (!seen_.count(n) && !immediate) return;
+    if (!Has(n, kSeen) && !immediate) return;
     Enqueue(n, immediate);
   }
 
@@ -211,21 +224,19 @@ class PassDriver::Walk {
   }
 
   bool FinishGraph() {
-    std::vector<NodePass*> all = passes_;
-    all.insert(all.end(), after_walk_.begin(), after_walk_.end());
     bool requeued = false;
-    for (size_t i = 0; i < all.size(); ++i) {
+    for (size_t i = 0; i < all_.size(); ++i) {
       PassContext& ctx = contexts_[i];
-      bool changed = Call(*all[i], ctx, [&] { return all[i]->OnFinishGraph(g_, ctx); }, nullptr);
+      bool changed = Call(i, [&] { return all_[i]->OnFinishGraph(g_, ctx); }, nullptr);
       size_t before = queue_.size();
-      TakeRequestsAfterWalk(*all[i], ctx);
+      TakeRequestsAfterWalk(*all_[i], ctx);
       requeued |= queue_.size() > before;
       if (changed) {
-        NoteChange(all[i]->name());
+        NoteChange(all_[i]->name());
         uint64_t fp = StructuralFingerprint(g_);
         if (!round_states_.insert(fp).second && queue_.size() > before)
           throw InternalError("rewrite cycle: graph '" + g_.name() + "' came back to an earlier state in the "
-                              "after-walk hook of " + all[i]->name());
+                              "after-walk hook of " + all_[i]->name());
       }
     }
     return requeued || Sweep();
@@ -253,8 +264,27 @@ class PassDriver::Walk {
   const std::vector<NodePass*>& passes_;
   const std::vector<NodePass*>& after_walk_;
   std::vector<PassContext>& contexts_;
+  // A node's walk state, kept in the driver's marks_ by node id (a hash set per state cost a tenth of a large
+  // graph's walk): seen (visited once) and queued.
+  static constexpr uint8_t kSeen = 1, kQueued = 2;
+  bool Has(const Node* n, uint8_t bits) const {
+    const uint64_t id = n->id();
+    return id < d_.marks_.size() && (d_.marks_[id] & bits) != 0;
+  }
+  void Set(const Node* n, uint8_t bit) {
+    const uint64_t id = n->id();
+    if (id >= d_.marks_.size()) d_.marks_.resize(std::max<uint64_t>(id + 1, 2 * d_.marks_.size()));
+    if (d_.marks_[id] == 0) touched_.push_back(id);
+    d_.marks_[id] |= bit;
+  }
+  void Clear(const Node* n, uint8_t bit) {
+    if (n->id() < d_.marks_.size()) d_.marks_[n->id()] &= static_cast<uint8_t>(~bit);
+  }
+
+  std::vector<NodePass*> all_;  // passes_, then after_walk_: the order of contexts_
+  std::vector<size_t> stats_;   // for each of all_, its place in the driver's stats
+  std::vector<uint64_t> touched_;  // the ids whose marks this walk set
   std::deque<Node*> queue_;
-  std::unordered_set<Node*> queued_, seen_;
   std::unordered_map<Node*, size_t> repass_count_;
   std::unordered_map<Node*, std::set<std::string>> requested_by_;
   size_t start_nodes_ = 0, changes_ = 0;
@@ -268,12 +298,14 @@ class PassDriver::Walk {
 PassDriver::PassDriver(Model& model, DriverOptions options) : model_(model), options_(std::move(options)) {}
 PassDriver::~PassDriver() = default;
 
-PassStats& PassDriver::StatsFor(const std::string& name) {
-  for (auto& s : stats_)
-    if (s.name == name) return s;
+size_t PassDriver::StatsIndex(const std::string& name) {
+  for (size_t i = 0; i < stats_.size(); ++i)
+    if (stats_[i].name == name) return i;
   stats_.push_back(PassStats{name});
-  return stats_.back();
+  return stats_.size() - 1;
 }
+
+PassStats& PassDriver::StatsFor(const std::string& name) { return stats_[StatsIndex(name)]; }
 
 bool PassDriver::RunNodePasses(const std::vector<NodePass*>& passes, const std::vector<NodePass*>& after_walk) {
   std::vector<PassContext> contexts;

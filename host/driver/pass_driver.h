@@ -83,11 +83,13 @@ class PassDriver {
 
  private:
   class Walk;
+  size_t StatsIndex(const std::string& name);  // stats_ grows during a walk: a walk keeps indices, not references
   PassStats& StatsFor(const std::string& name);
 
   Model& model_;
   DriverOptions options_;
   std::vector<PassStats> stats_;
+  std::vector<uint8_t> marks_;  // the running walks' node states, by node id (Walk)
   uint64_t visits_ = 0;
 };
 
