@@ -397,6 +397,20 @@ std::optional<double> UniformConstant(const sdk::Value& v) {
   return first;
 }
 
+RootOperands::RootOperands(const sdk::Node& root) {
+  for (size_t i = 0; i < root.InputCount(); ++i)
+    if (sdk::Value in = root.Input(i))
+      if (sdk::Node p = in.Producer()) ops_.push_back(p.OpType());
+}
+
+bool RootOperands::MayMatch(const Rule& rule) const {
+  // Each required op must make one of the inputs (MatchOp checks the producer's op type; which input is which is
+  // left to the search): necessary, not sufficient.
+  for (const std::string& op : rule.operand_ops)
+    if (std::find(ops_.begin(), ops_.end(), op) == ops_.end()) return false;
+  return true;
+}
+
 std::optional<Match> MatchRule(const Rule& rule, sdk::Node root, int64_t opset) {
   thread_local Match scratch;
   return Matcher(rule, opset, scratch).Run(root);

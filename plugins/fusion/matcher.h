@@ -32,6 +32,19 @@ struct Match {
 // Tries `rule` with its root at `root`'s output 0; `opset` is the graph's default-domain opset.
 std::optional<Match> MatchRule(const Rule& rule, sdk::Node root, int64_t opset);
 
+// The op types of the nodes making a node's inputs, read once for all the rules tried at it. Most rules tried at a
+// node fail on an operand made by the wrong op; MayMatch tells those apart without starting the search.
+class RootOperands {
+ public:
+  explicit RootOperands(const sdk::Node& root);
+  // False when `rule` needs an operand made by an op that makes none of the inputs (Rule::operand_ops): MatchRule
+  // would find nothing. True says nothing.
+  bool MayMatch(const Rule& rule) const;
+
+ private:
+  std::vector<std::string_view> ops_;
+};
+
 // The scalar value of a constant whose elements are all equal (any numeric type), or nullopt.
 std::optional<double> UniformConstant(const sdk::Value& v);
 

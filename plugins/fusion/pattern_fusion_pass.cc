@@ -69,9 +69,14 @@ void PatternFusionPass::Run(sdk::PassContext& ctx, sdk::Graph graph) {
     // A deque, and a sort of pointers: a large graph has a match at most nodes, and a vector's doubling (or a
     // stable sort's buffer) would hold every match twice at the pass's peak.
     std::deque<Found> found;
-    for (size_t i = 0; i < order.size(); ++i)
-      for (const Rule* rule : rules->RulesFor(order[i].OpType()))
-        if (std::optional<Match> m = MatchRule(*rule, order[i], opset)) found.push_back({std::move(*m), i, found.size(), {}});
+    for (size_t i = 0; i < order.size(); ++i) {
+      const std::vector<const Rule*>& tried = rules->RulesFor(order[i].OpType());
+      if (tried.empty()) continue;
+      const RootOperands operands(order[i]);
+      for (const Rule* rule : tried)
+        if (operands.MayMatch(*rule))
+          if (std::optional<Match> m = MatchRule(*rule, order[i], opset)) found.push_back({std::move(*m), i, found.size(), {}});
+    }
     std::vector<Found*> ranked;
     ranked.reserve(found.size());
     for (Found& f : found) ranked.push_back(&f);

@@ -4,7 +4,8 @@
 // kiln.fused model-local function (one body per shape of group), `rewrite` rules replace them by standard ONNX ops.
 //
 // How. One walk over the graph in topological order tries, at each node, the rules indexed under its op type
-// (linear in nodes). Overlapping candidates are resolved by benefit (the larger keeps its nodes; ties go to the
+// (linear in nodes), skipping those whose root needs an operand made by an op that makes none of the node's inputs
+// (Rule::operand_ops: most rules tried at a node end there, before any search). Overlapping candidates are resolved by benefit (the larger keeps its nodes; ties go to the
 // earlier root). Each kept candidate must be legal (legality.h) and, with a target, feasible on it (its cost model
 // may refuse a group, e.g. one over the on-chip buffer). Kept candidates are applied together; the walk repeats on
 // the changed graph (a rewrite may enable a fusion: decomposed LayerNorm -> LayerNormalization, then

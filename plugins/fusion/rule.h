@@ -67,7 +67,14 @@ struct Rule {
   std::vector<std::string> extra_outputs;  // kFuse: values (variables or labels) that may be read outside
   std::unique_ptr<Replacement> rewrite;   // kRewrite
   int64_t min_opset = 0, max_opset = 0;   // of the default domain; 0: any
+  // The op types the producers of the root's operands must have in any match (RequiredOperandOps).
+  std::vector<std::string> operand_ops;
 };
+
+// The op types that the nodes making the root node's operands must have for `rule` to match: one for each operand
+// pattern that is an op that cannot be absent, written there or as its variable's `let`. Empty when the root
+// pattern is an alternative or optional (the node may then match another part of it).
+std::vector<std::string> RequiredOperandOps(const Rule& rule);
 
 struct RulePack {
   std::string name, source, description;

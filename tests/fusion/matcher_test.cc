@@ -72,6 +72,24 @@ TEST_F(MatcherTest, RevisitsAnAlternativeWhenALaterPieceDoesNotFit) {
   EXPECT_EQ(FunctionBodyOps(*m, "T"), "Sigmoid Relu Neg Add");
 }
 
+TEST_F(MatcherTest, AnOperandOpIsFoundInEitherPlaceAndBehindALet) {
+  // The pass tries a rule at a node only when its operands' producers include every op the rule's root needs
+  // there (Rule::operand_ops): the MatMul is the second operand here, in both rules.
+  auto m = ParseModel(OnnxModel(R"(g (float[2,2] a, float[2,2] w, float[2,2] c) => (float[2,2] z, float[2,2] y) {
+    p = MatMul(a, w)
+    z = Add(c, p)
+    q = MatMul(w, a)
+    y = Sub(c, q)
+  })"));
+  ASSERT_TRUE(m);
+  auto report = Run(*m, "pack: t\nrules:\n"
+                        "  - {name: add, pattern: 'Add(MatMul(x, y), b)', fuse: A}\n"
+                        "  - {name: sub, pattern: 'Sub(b, r)', let: {r: 'MatMul(x, y)'}, fuse: S}\n");
+  ASSERT_EQ(CandidatesOf(report, "add").size(), 1u) << DescribeCandidates(report);
+  ASSERT_EQ(CandidatesOf(report, "sub").size(), 1u) << DescribeCandidates(report);
+  EXPECT_EQ(MainGraphOps(*m), "kiln.fused.A kiln.fused.S");
+}
+
 TEST_F(MatcherTest, AnOptionalRootMayBeAbsent) {
   auto m = ParseModel(OnnxModel(R"(g (float[2] a) => (float[2] z) {
     s = Sigmoid(a)

@@ -106,6 +106,26 @@ rules:
   EXPECT_EQ(r.rewrite->args[1]->kind, Replacement::Kind::kFunction);
 }
 
+TEST(RulePack, RequiredOperandOpsAreTheRootOperandsThatMustBeOps) {
+  // What PatternFusionPass uses to skip a rule at a node whose operands no such op makes (RootOperands): an op
+  // operand, or a variable whose let is one; never one that may be absent or another alternative.
+  RulePack pack = LoadRulePack(R"(pack: p
+rules:
+  - {name: op, pattern: 'Add(MatMul(a, w), b)', fuse: T}
+  - {name: let, pattern: 'Add(x, Relu(y))', let: {x: 'Sigmoid(z)'}, fuse: T}
+  - {name: optional_operand, pattern: 'Add(Cast?(x), y)', fuse: T}
+  - {name: alternative_operand, pattern: 'Add(MatMul(a, w) | Gemm(a, w, c), b)', fuse: T}
+  - {name: alternative_let, pattern: 'Add(q, y)', let: {q: 'x | Sigmoid(x)'}, fuse: T}
+  - {name: optional_root, pattern: 'Cast?(Relu(Sigmoid(x)))', fuse: T}
+  - {name: alternative_root, pattern: 'Relu(Sigmoid(x)) | Sigmoid(Relu(x))', fuse: T}
+)", "p.yaml");
+  ASSERT_EQ(pack.rules.size(), 7u);
+  using Ops = std::vector<std::string>;
+  EXPECT_EQ(pack.rules[0].operand_ops, (Ops{"MatMul"}));
+  EXPECT_EQ(pack.rules[1].operand_ops, (Ops{"Sigmoid", "Relu"}));
+  for (size_t i = 2; i < pack.rules.size(); ++i) EXPECT_EQ(pack.rules[i].operand_ops, Ops{}) << pack.rules[i].name;
+}
+
 TEST(RulePack, EveryProblemNamesItsFileLineAndColumn) {
   EXPECT_EQ(ErrorOf("pack: p\nrules: [\n"), "pack.yaml:3:1: end of sequence flow not found");
   EXPECT_EQ(ErrorOf("pack: p\nrule: []\n"), "pack.yaml:2:1: unknown key 'rule' (expected one of: pack, description, rules, version)");
