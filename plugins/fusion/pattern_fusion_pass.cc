@@ -27,7 +27,15 @@ struct Found {
   size_t root_pos = 0;
   size_t seq = 0;  // place among the round's matches: at one root, the rules' order
   std::vector<sdk::Value> outputs;  // fuse: the call's outputs
+  bool accepted = false;
 };
+
+// Frees what a candidate holds once nothing reads it: on a large graph the round's matches are a good part of the
+// pass's peak, and memory given back while the groups are applied is memory they can reuse.
+void Release(Found& f) {
+  f.match = Match{};
+  f.outputs = {};
+}
 
 Candidate Describe(const Found& f) {
   Candidate c;
@@ -47,6 +55,79 @@ std::pair<std::string, const Found*> BoundReplacedValue(const Match& m,
   for (const auto& [name, value] : m.vars)
     if (auto it = value ? replaced.find(value.raw()) : replaced.end(); it != replaced.end()) return {*name, it->second};
   return {"", nullptr};
+}
+
+// The candidates kept: the best of overlapping ones that is legal (and feasible on the target), best benefit
+// first. The ranking and the maps of what is taken go when it returns, before anything is applied.
+std::vector<Found*> Accept(std::deque<Found>& found, sdk::Graph graph, bool with_target, CandidateLog& log,
+                           int64_t& rejected) {
+  std::vector<Found*> ranked;
+  ranked.reserve(found.size());
+  for (Found& f : found) ranked.push_back(&f);
+  // Best benefit first, then graph order, then the rules' order at one root.
+  std::sort(ranked.begin(), ranked.end(), [](const Found* a, const Found* b) {
+    if (a->match.rule->benefit != b->match.rule->benefit) return a->match.rule->benefit > b->match.rule->benefit;
+    return a->seq < b->seq;  // seq grows with root_pos
+  });
+  std::unordered_map<KilnNode*, const Found*> taken;
+  // The outputs of the nodes of accepted rewrites: each goes when its rewrite is applied (its readers are moved to
+  // the rewrite's result), so a rewrite applied after it must not have bound one.
+  std::unordered_map<KilnValue*, const Found*> replaced;
+  std::vector<Found*> accepted;
+  for (Found* fp : ranked) {
+    Found& f = *fp;
+    const Rule& rule = *f.match.rule;
+    const Found* overlap = nullptr;
+    for (const sdk::Node& n : f.match.nodes)
+      if (auto it = taken.find(n.raw()); it != taken.end()) overlap = it->second;
+    std::string why;
+    GroupCost cost;
+    bool estimated = false;
+    if (overlap) {
+      why = "overlaps rule " + overlap->match.rule->name + " (benefit " + std::to_string(overlap->match.rule->benefit) +
+            ") at " + NodeLabel(overlap->match.root);
+    } else if (rule.action == Rule::Action::kFuse) {
+      f.outputs = FusedOutputs(f.match);
+      why = GroupLegality(graph, f.match.nodes, f.outputs);
+      if (why.empty() && with_target) {
+        cost = EstimateGroup(f.match.nodes);
+        estimated = true;
+        if (!cost.feasible) why = "the target cannot run it as one kernel: " + cost.reason;
+      }
+    } else if (const auto [name, other] = BoundReplacedValue(f.match, replaced); other) {
+      why = "reads '" + name + "', which rule " + other->match.rule->name + " rewrites at " +
+            NodeLabel(other->match.root) + " in this round (tried again in the next)";
+    } else {
+      why = GroupLegality(graph, f.match.nodes, {f.match.root.Output(0)});
+      if (why.empty()) why = CheckRewrite(f.match);
+    }
+    const std::string decision = !why.empty() ? "rejected" : rule.action == Rule::Action::kFuse ? "fused" : "rewritten";
+    log.Note(rule.name, decision, [&] {
+      Candidate c = Describe(f);
+      c.decision = decision;
+      c.reason = why;
+      if (!estimated && why.empty() && rule.action == Rule::Action::kFuse) cost = EstimateGroup(f.match.nodes), estimated = true;
+      if (estimated) {
+        c.gain_seconds = cost.Gain();
+        c.relative_gain = cost.RelativeGain();
+        c.cost_model = cost.model;
+        if (why.empty()) c.reason = cost.reason;
+      }
+      return c;
+    });
+    if (!why.empty()) {
+      ++rejected;
+      continue;
+    }
+    for (const sdk::Node& n : f.match.nodes) taken[n.raw()] = &f;
+    if (rule.action == Rule::Action::kRewrite)
+      for (const sdk::Node& n : f.match.nodes)
+        for (const sdk::Value& out : n.Outputs())
+          if (out) replaced.emplace(out.raw(), &f);
+    f.accepted = true;
+    accepted.push_back(&f);
+  }
+  return accepted;
 }
 
 }  // namespace
@@ -77,72 +158,7 @@ void PatternFusionPass::Run(sdk::PassContext& ctx, sdk::Graph graph) {
         if (operands.MayMatch(*rule))
           if (std::optional<Match> m = MatchRule(*rule, order[i], opset)) found.push_back({std::move(*m), i, found.size(), {}});
     }
-    std::vector<Found*> ranked;
-    ranked.reserve(found.size());
-    for (Found& f : found) ranked.push_back(&f);
-    // Best benefit first, then graph order, then the rules' order at one root.
-    std::sort(ranked.begin(), ranked.end(), [](const Found* a, const Found* b) {
-      if (a->match.rule->benefit != b->match.rule->benefit) return a->match.rule->benefit > b->match.rule->benefit;
-      return a->seq < b->seq;  // seq grows with root_pos
-    });
-    // Keep the best of overlapping candidates that is legal (and feasible on the target).
-    std::unordered_map<KilnNode*, const Found*> taken;
-    // The outputs of the nodes of accepted rewrites: each goes when its rewrite is applied (its readers are moved to
-    // the rewrite's result), so a rewrite applied after it must not have bound one.
-    std::unordered_map<KilnValue*, const Found*> replaced;
-    std::vector<Found*> accepted;
-    for (Found* fp : ranked) {
-      Found& f = *fp;
-      const Rule& rule = *f.match.rule;
-      const Found* overlap = nullptr;
-      for (const sdk::Node& n : f.match.nodes)
-        if (auto it = taken.find(n.raw()); it != taken.end()) overlap = it->second;
-      std::string why;
-      GroupCost cost;
-      bool estimated = false;
-      if (overlap) {
-        why = "overlaps rule " + overlap->match.rule->name + " (benefit " + std::to_string(overlap->match.rule->benefit) +
-              ") at " + NodeLabel(overlap->match.root);
-      } else if (rule.action == Rule::Action::kFuse) {
-        f.outputs = FusedOutputs(f.match);
-        why = GroupLegality(graph, f.match.nodes, f.outputs);
-        if (why.empty() && with_target) {
-          cost = EstimateGroup(f.match.nodes);
-          estimated = true;
-          if (!cost.feasible) why = "the target cannot run it as one kernel: " + cost.reason;
-        }
-      } else if (const auto [name, other] = BoundReplacedValue(f.match, replaced); other) {
-        why = "reads '" + name + "', which rule " + other->match.rule->name + " rewrites at " +
-              NodeLabel(other->match.root) + " in this round (tried again in the next)";
-      } else {
-        why = GroupLegality(graph, f.match.nodes, {f.match.root.Output(0)});
-        if (why.empty()) why = CheckRewrite(f.match);
-      }
-      const std::string decision = !why.empty() ? "rejected" : rule.action == Rule::Action::kFuse ? "fused" : "rewritten";
-      log.Note(rule.name, decision, [&] {
-        Candidate c = Describe(f);
-        c.decision = decision;
-        c.reason = why;
-        if (!estimated && why.empty() && rule.action == Rule::Action::kFuse) cost = EstimateGroup(f.match.nodes), estimated = true;
-        if (estimated) {
-          c.gain_seconds = cost.Gain();
-          c.relative_gain = cost.RelativeGain();
-          c.cost_model = cost.model;
-          if (why.empty()) c.reason = cost.reason;
-        }
-        return c;
-      });
-      if (!why.empty()) {
-        ++rejected;
-        continue;
-      }
-      for (const sdk::Node& n : f.match.nodes) taken[n.raw()] = &f;
-      if (rule.action == Rule::Action::kRewrite)
-        for (const sdk::Node& n : f.match.nodes)
-          for (const sdk::Value& out : n.Outputs())
-            if (out) replaced.emplace(out.raw(), &f);
-      accepted.push_back(&f);
-    }
+    std::vector<Found*> accepted = Accept(found, graph, with_target, log, rejected);
     // Groups with more than one exit could close a cycle between calls: drop the weakest of each.
     std::vector<std::vector<sdk::Node>> multi;
     std::vector<double> priority;
@@ -155,6 +171,7 @@ void PatternFusionPass::Run(sdk::PassContext& ctx, sdk::Graph graph) {
       }
     if (!multi.empty()) {
       for (size_t i : GroupsMakingCycles(graph, multi, priority)) {
+        multi_found[i]->accepted = false;
         accepted.erase(std::find(accepted.begin(), accepted.end(), multi_found[i]));
         const std::string why = "fusing it with the other groups would make a cycle between the calls";
         log.Note(multi_found[i]->match.rule->name, "rejected", [&] {
@@ -167,6 +184,8 @@ void PatternFusionPass::Run(sdk::PassContext& ctx, sdk::Graph graph) {
       }
     }
     if (accepted.empty()) break;
+    for (Found& f : found)
+      if (!f.accepted) Release(f);
     for (Found* f : accepted) {
       if (f->match.rule->action == Rule::Action::kFuse) {
         ApplyFuse(f->match, graph);
@@ -176,6 +195,7 @@ void PatternFusionPass::Run(sdk::PassContext& ctx, sdk::Graph graph) {
         ApplyRewrite(f->match, graph);
         ++rewritten;
       }
+      Release(*f);
     }
   }
   if (fused) ctx.AddCounter("groups_fused", fused), ctx.AddCounter("nodes_fused", nodes_fused);
@@ -183,6 +203,7 @@ void PatternFusionPass::Run(sdk::PassContext& ctx, sdk::Graph graph) {
   if (rejected) ctx.AddCounter("candidates_rejected", rejected);
   log.Report(ctx, graph.OwnerModel());
 }
+
 
 }  // namespace kiln::fusion
 
