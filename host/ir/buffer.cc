@@ -18,6 +18,13 @@
 namespace kiln {
 namespace {
 
+// A window's place in the file its whole lies in.
+std::optional<Buffer::FileSpan> Within(const Buffer& whole, size_t offset) {
+  std::optional<Buffer::FileSpan> span = whole.file_span();
+  if (span) span->offset += offset;
+  return span;
+}
+
 class StringBuffer final : public Buffer {
  public:
   explicit StringBuffer(std::string&& s) : bytes_(std::move(s)) {}
@@ -36,6 +43,7 @@ class SliceBuffer final : public Buffer {
   size_t size() const override { return size_; }
   std::span<const std::byte> raw_bytes() const override { return whole_->raw_bytes().subspan(offset_, size_); }
   bool is_mapped() const override { return whole_->is_mapped(); }
+  std::optional<FileSpan> file_span() const override { return Within(*whole_, offset_); }
   void ReleasePages(size_t offset, size_t size) const override { whole_->ReleasePages(offset_ + offset, size); }
   void PopulatePages(size_t offset, size_t size) const override { whole_->PopulatePages(offset_ + offset, size); }
 
@@ -114,6 +122,7 @@ class LazilyAlignedSlice final : public Buffer {
     return whole_->raw_bytes().subspan(offset_, size_);
   }
   bool is_mapped() const override { return whole_->is_mapped(); }
+  std::optional<FileSpan> file_span() const override { return Within(*whole_, offset_); }  // the copy is the same
 
  private:
   std::shared_ptr<const Buffer> whole_;
@@ -125,13 +134,15 @@ class LazilyAlignedSlice final : public Buffer {
 
 class MappedFile final : public Buffer {
  public:
-  MappedFile(void* addr, size_t size) : addr_(addr), size_(size) {}
+  MappedFile(void* addr, size_t size, int fd) : addr_(addr), size_(size), fd_(fd) {}
   ~MappedFile() override {
     if (addr_ != nullptr) munmap(addr_, size_);
+    ::close(fd_);
   }
   const std::byte* data() const override { return static_cast<const std::byte*>(addr_); }
   size_t size() const override { return size_; }
   bool is_mapped() const override { return true; }
+  std::optional<FileSpan> file_span() const override { return FileSpan{fd_, 0}; }
   void ReleasePages(size_t offset, size_t size) const override {
     const uintptr_t page = PageSize(), at = reinterpret_cast<uintptr_t>(data() + offset);
     const uintptr_t first = (at + page - 1) / page * page, last = (at + size) / page * page;  // whole pages only
@@ -150,6 +161,7 @@ class MappedFile final : public Buffer {
  private:
   void* addr_;
   size_t size_;
+  int fd_;  // kept open for file_span()
 };
 
 }  // namespace
@@ -197,10 +209,12 @@ std::shared_ptr<const Buffer> Buffer::MapFile(const std::string& path) {
     return FromString(std::string());
   }
   void* addr = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
-  int err = errno;
-  ::close(fd);
-  if (addr == MAP_FAILED) throw ModelError(path + ": cannot map: " + std::strerror(err));
-  return std::make_shared<MappedFile>(addr, size);
+  if (addr == MAP_FAILED) {
+    int err = errno;
+    ::close(fd);
+    throw ModelError(path + ": cannot map: " + std::strerror(err));
+  }
+  return std::make_shared<MappedFile>(addr, size, fd);
 }
 
 }  // namespace kiln

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 
@@ -25,6 +26,14 @@ class Buffer {
   virtual std::span<const std::byte> raw_bytes() const { return bytes(); }
   // True when the bytes live in a memory-mapped file rather than on the heap.
   virtual bool is_mapped() const { return false; }
+  // Where raw_bytes() lie in a file this buffer keeps open: a mapped file and windows onto one; nullopt for any
+  // other. A writer can then copy them file to file in the kernel (AtomicFile::CopyFrom), without reading them
+  // through this process's page tables.
+  struct FileSpan {
+    int fd;
+    uint64_t offset;
+  };
+  virtual std::optional<FileSpan> file_span() const { return std::nullopt; }
   // For a memory-mapped file and windows onto one (others ignore both): ReleasePages drops the whole pages inside
   // [offset, offset + size) from the resident set (a later read faults them back in from the file: nothing writes
   // to the mapping); PopulatePages maps every page touching that range in one call (MADV_POPULATE_READ, a hint

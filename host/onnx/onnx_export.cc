@@ -225,11 +225,19 @@ onnx::ModelProto Export(const Model& m, const ExternalSink* sink, SerializedPart
   return p;
 }
 
-// Writes a tensor's bytes to `os`: a computed buffer not yet made whole a piece at a time through `piece` (so a
-// rewritten weight goes from the model file to the output without ever being held whole), any other at once from
-// where its bytes lie.
-void WriteBufferBytes(const Buffer* b, std::ostream& os, std::vector<std::byte>& piece) {
+// Writes a tensor's bytes to `file`'s stream: bytes of a mapped file copied file to file by the kernel where it can
+// (AtomicFile::CopyFrom), a computed buffer not yet made whole a piece at a time through `piece` (so a rewritten
+// weight goes from the model file to the output without ever being held whole), any other at once from where its
+// bytes lie.
+void WriteBufferBytes(const Buffer* b, AtomicFile& file, std::vector<std::byte>& piece) {
   if (!b || b->size() == 0) return;
+  std::ostream& os = file.stream();
+  if (std::optional<Buffer::FileSpan> span = b->file_span()) {
+    const uint64_t copied = file.CopyFrom(span->fd, span->offset, b->size());
+    std::span<const std::byte> rest = b->raw_bytes().subspan(copied);
+    if (!rest.empty()) os.write(reinterpret_cast<const char*>(rest.data()), static_cast<std::streamsize>(rest.size()));
+    return;
+  }
   constexpr size_t kPiece = size_t{256} << 10;  // stays in the core's cache between computing and writing
   for (size_t at = 0; at < b->size(); at += kPiece) {
     const size_t n = std::min(kPiece, b->size() - at);
@@ -259,8 +267,9 @@ void SettleStreamed(std::unordered_map<const onnx::TensorProto*, const Buffer*>&
 // last; everything else in field order, as protobuf would write it. Tensors of subgraphs get their bytes in the
 // proto instead (they are small and nested deeper).
 void WriteStreamed(onnx::ModelProto& proto, const SerializedParts& parts,
-                   std::unordered_map<const onnx::TensorProto*, const Buffer*>& streamed, std::ostream& os,
-                   const std::string& path) {
+                   std::unordered_map<const onnx::TensorProto*, const Buffer*>& streamed, AtomicFile& file) {
+  std::ostream& os = file.stream();
+  const std::string& path = file.path();
   using google::protobuf::io::CodedOutputStream;
   std::unique_ptr<onnx::GraphProto> graph(proto.release_graph());
   google::protobuf::RepeatedPtrField<onnx::TensorProto> inits;
@@ -316,7 +325,7 @@ void WriteStreamed(onnx::ModelProto& proto, const SerializedParts& parts,
     if (co->HadError()) throw UsageError(path + ": writing failed");
     co.reset();  // hands its unused block back
     zero_copy.Flush();
-    WriteBufferBytes(bytes, os, piece);
+    WriteBufferBytes(bytes, file, piece);
     co = std::make_unique<CodedOutputStream>(&zero_copy);
   };
   constexpr size_t kDirect = size_t{64} << 10;
@@ -375,7 +384,7 @@ void WriteModel(const Model& model, AtomicFile& out, const ExportOptions& option
     uint64_t pad = (64 - offset % 64) % 64;  // 64-byte alignment keeps mapped tensors aligned for SIMD loads
     for (uint64_t i = 0; i < pad; ++i) data->stream().put('\0');
     offset += pad;
-    WriteBufferBytes(t.buffer().get(), data->stream(), piece);
+    WriteBufferBytes(t.buffer().get(), *data, piece);
     p->set_data_location(onnx::TensorProto::EXTERNAL);
     auto add = [p](const std::string& k, const std::string& v) {
       auto* e = p->add_external_data();
@@ -398,7 +407,7 @@ void WriteModel(const Model& model, AtomicFile& out, const ExportOptions& option
   SerializedParts parts;
   parts.settle = [&] { SettleStreamed(streamed); };
   onnx::ModelProto proto = Export(model, &stream_or_external, &parts);
-  WriteStreamed(proto, parts, streamed, out.stream(), path);
+  WriteStreamed(proto, parts, streamed, out);
   if (data) data->Commit();
   out.Commit();
 }

@@ -21,8 +21,13 @@ AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
   if (!out_) throw UsageError(path_ + ": cannot write here: " + std::strerror(errno));
 }
 
+namespace {
+std::atomic<uint64_t> copied_bytes{0};
+}  // namespace
+
 AtomicFile::~AtomicFile() {
   StopPrefill();
+  if (copy_fd_ >= 0) ::close(copy_fd_);
   if (done_) return;
   out_.close();
   std::remove(temp_.c_str());
@@ -61,6 +66,28 @@ std::ofstream& AtomicFile::stream() {
   StopPrefill();  // its zeros must never land after the real bytes
   return out_;
 }
+
+uint64_t AtomicFile::CopyFrom(int fd, uint64_t offset, uint64_t n) {
+  StopPrefill();  // its zeros must never land after the real bytes
+  if (n == 0 || !out_.flush()) return 0;
+  if (copy_fd_ < 0) copy_fd_ = ::open(temp_.c_str(), O_WRONLY | O_CLOEXEC);
+  const std::streamoff at = out_.tellp();
+  if (copy_fd_ < 0 || at < 0) return 0;
+  loff_t in = static_cast<loff_t>(offset), out = static_cast<loff_t>(at);
+  uint64_t done = 0;
+  while (done < n) {
+    const ssize_t k = ::copy_file_range(fd, &in, copy_fd_, &out, static_cast<size_t>(n - done), 0);
+    if (k <= 0) break;  // EXDEV, EINVAL, ENOSYS, ... or the source ended early: the caller writes the rest
+    done += static_cast<uint64_t>(k);
+  }
+  if (done != 0) {
+    out_.seekp(at + static_cast<std::streamoff>(done));
+    copied_bytes.fetch_add(done, std::memory_order_relaxed);
+  }
+  return done;
+}
+
+uint64_t AtomicFile::CopiedBytes() { return copied_bytes.load(std::memory_order_relaxed); }
 
 void AtomicFile::Commit() {
   StopPrefill();

@@ -3,6 +3,7 @@
 // leaves nothing behind, its prefill stopped.
 #include "support/atomic_file.h"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -105,6 +106,36 @@ TEST_F(AtomicFileTest, AFileNeverCommittedLeavesNothingBehindWithItsPrefill) {
     f.Prefill(size_t{64} << 20);  // dropped before anything is written
   }
   EXPECT_EQ(FilesInDir(), 0u);
+}
+
+TEST_F(AtomicFileTest, CopyFromPutsAFileRangeWhereTheStreamIsAndTheStreamGoesOnAfterIt) {
+  const std::string source = Pattern(300'000), source_path = (dir_ / "source.bin").string();
+  std::ofstream(source_path, std::ios::binary) << source;
+  const int fd = ::open(source_path.c_str(), O_RDONLY | O_CLOEXEC);
+  ASSERT_GE(fd, 0);
+  const uint64_t copied_before = AtomicFile::CopiedBytes();
+  {
+    AtomicFile f(path_);
+    f.Prefill(size_t{1} << 20);  // stopped before the copy: its zeros never land on the copied bytes
+    f.stream() << "head";
+    EXPECT_EQ(f.CopyFrom(fd, 1000, 200'000), 200'000u);  // one file system here: the kernel copies it all
+    f.stream() << "middle";
+    EXPECT_EQ(f.CopyFrom(fd, 7, 5), 5u);
+    f.stream() << "tail";
+    f.Commit();
+  }
+  ::close(fd);
+  EXPECT_EQ(Read(), "head" + source.substr(1000, 200'000) + "middle" + source.substr(7, 5) + "tail");
+  EXPECT_EQ(AtomicFile::CopiedBytes() - copied_before, 200'005u);
+}
+
+TEST_F(AtomicFileTest, CopyFromWhatTheKernelCannotCopyCopiesNothingAndTheStreamGoesOn) {
+  AtomicFile f(path_);
+  f.stream() << "head";
+  EXPECT_EQ(f.CopyFrom(-1, 0, 100), 0u);  // no such file: the caller writes the bytes itself
+  f.stream() << "tail";
+  f.Commit();
+  EXPECT_EQ(Read(), "headtail");
 }
 
 TEST_F(AtomicFileTest, AnUnwritableDirectoryIsRefusedWhenOpened) {

@@ -22,6 +22,7 @@
 #include "onnx/onnx_import.h"
 #include "onnx/proto_wire.h"
 #include "onnx/weight_split.h"
+#include "support/atomic_file.h"
 #include "support/error.h"
 
 namespace kiln {
@@ -179,6 +180,33 @@ TEST(WeightSplit, LargeWeightsAreBorrowedAndAlignedWhenReadSmallOnesCopied) {
 }
 
 // Threads reading a misaligned window typed at once all get the one copy.
+TEST(Buffer, AMappedFileAndItsWindowsSayWhereTheirBytesLieInTheFile) {
+  fs::path p = Temp("file_span.bin");
+  std::string bytes(3 * Buffer::PageSize(), '\0');
+  for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<char>(i * 13 % 251);
+  Write(p, bytes);
+  std::shared_ptr<const Buffer> file = Buffer::MapFile(p.string());
+  auto read_at = [&](const Buffer& b) {  // the file's bytes where b says its own lie
+    std::optional<Buffer::FileSpan> span = b.file_span();
+    std::string out(b.size(), '\0');
+    if (!span || ::pread(span->fd, out.data(), out.size(), static_cast<off_t>(span->offset)) != static_cast<ssize_t>(out.size()))
+      return std::string("?");
+    return out;
+  };
+  auto raw = [](const Buffer& b) { return std::string(reinterpret_cast<const char*>(b.raw_bytes().data()), b.size()); };
+  EXPECT_EQ(read_at(*file), bytes);
+  auto window = Buffer::Slice(file, 100, 5000);
+  EXPECT_EQ(window->file_span()->offset, 100u);
+  EXPECT_EQ(read_at(*window), raw(*window));
+  auto misaligned = Buffer::AlignedSlice(file, 4097, 4000, 8);  // copies itself when read typed: same bytes
+  (void)misaligned->data();
+  EXPECT_EQ(misaligned->file_span()->offset, 4097u);
+  EXPECT_EQ(read_at(*misaligned), raw(*misaligned));
+  EXPECT_EQ(read_at(*Buffer::Slice(window, 10, 20)), bytes.substr(110, 20));
+  EXPECT_FALSE(Buffer::Copy(window->raw_bytes())->file_span());  // bytes on the heap lie in no file
+  fs::remove(p);
+}
+
 TEST(AlignedSlice, ConcurrentFirstReadsShareOneCopy) {
   std::string bytes(1 << 16, '\0');
   for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<char>(i * 7);
@@ -282,7 +310,10 @@ TEST(WeightSplit, LargeAndSmallWeightsInterleavedSurviveAWrite) {
   }
   concat->add_output("c");
   SetFloat(g->add_output(), "c");
+  const uint64_t copied_before = AtomicFile::CopiedBytes();
   onnx::ModelProto back = RoundTrip(m, "large_and_small");
+  // Those of 64 KiB or more are windows onto the mapped input: the kernel copied them file to file.
+  EXPECT_EQ(AtomicFile::CopiedBytes() - copied_before, (16384u + 40000u + 70000u) * sizeof(float));
   ASSERT_EQ(back.graph().initializer_size(), 7);
   for (int i = 0; i < 7; ++i) {
     EXPECT_EQ(back.graph().initializer(i).name(), m.graph().initializer(i).name());
