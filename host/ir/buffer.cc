@@ -132,17 +132,35 @@ class LazilyAlignedSlice final : public Buffer {
   mutable std::atomic<const std::byte*> aligned_{nullptr};
 };
 
+// How many mapped files keep their descriptor open (for file_span), so that a model split over thousands of
+// external-data files cannot run the process out of descriptors: past the cap a mapping closes its descriptor and
+// its bytes are written from memory, as before there were file spans.
+std::atomic<int> files_kept_open{0};
+constexpr int kMaxFilesKeptOpen = 256;
+
 class MappedFile final : public Buffer {
  public:
-  MappedFile(void* addr, size_t size, int fd) : addr_(addr), size_(size), fd_(fd) {}
+  // Takes `fd`: keeps it for file_span() while fewer than kMaxFilesKeptOpen mappings do, else closes it.
+  MappedFile(void* addr, size_t size, int fd) : addr_(addr), size_(size), fd_(fd) {
+    if (files_kept_open.fetch_add(1, std::memory_order_relaxed) >= kMaxFilesKeptOpen) {
+      files_kept_open.fetch_sub(1, std::memory_order_relaxed);
+      ::close(fd_);
+      fd_ = -1;
+    }
+  }
   ~MappedFile() override {
     if (addr_ != nullptr) munmap(addr_, size_);
-    ::close(fd_);
+    if (fd_ >= 0) {
+      ::close(fd_);
+      files_kept_open.fetch_sub(1, std::memory_order_relaxed);
+    }
   }
   const std::byte* data() const override { return static_cast<const std::byte*>(addr_); }
   size_t size() const override { return size_; }
   bool is_mapped() const override { return true; }
-  std::optional<FileSpan> file_span() const override { return FileSpan{fd_, 0}; }
+  std::optional<FileSpan> file_span() const override {
+    return fd_ >= 0 ? std::optional<FileSpan>(FileSpan{fd_, 0}) : std::nullopt;
+  }
   void ReleasePages(size_t offset, size_t size) const override {
     const uintptr_t page = PageSize(), at = reinterpret_cast<uintptr_t>(data() + offset);
     const uintptr_t first = (at + page - 1) / page * page, last = (at + size) / page * page;  // whole pages only
@@ -161,7 +179,7 @@ class MappedFile final : public Buffer {
  private:
   void* addr_;
   size_t size_;
-  int fd_;  // kept open for file_span()
+  int fd_;  // kept open for file_span(); -1 past the cap
 };
 
 }  // namespace

@@ -26,9 +26,9 @@ class Buffer {
   virtual std::span<const std::byte> raw_bytes() const { return bytes(); }
   // True when the bytes live in a memory-mapped file rather than on the heap.
   virtual bool is_mapped() const { return false; }
-  // Where raw_bytes() lie in a file this buffer keeps open: a mapped file and windows onto one; nullopt for any
-  // other. A writer can then copy them file to file in the kernel (AtomicFile::CopyFrom), without reading them
-  // through this process's page tables.
+  // Where raw_bytes() lie in a file this buffer keeps open: a mapped file and windows onto one (the first 256
+  // mappings alive keep their descriptor); nullopt for any other. A writer can then copy them file to file in the
+  // kernel (AtomicFile::CopyFrom), without reading them through this process's page tables.
   struct FileSpan {
     int fd;
     uint64_t offset;

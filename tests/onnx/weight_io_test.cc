@@ -207,6 +207,26 @@ TEST(Buffer, AMappedFileAndItsWindowsSayWhereTheirBytesLieInTheFile) {
   fs::remove(p);
 }
 
+TEST(Buffer, MappingsPastTheFirst256KeepNoDescriptor) {
+  // A model may be split over thousands of external-data files: each stays mapped, but only so many descriptors.
+  fs::path dir = Temp("many_files");
+  fs::create_directories(dir);
+  std::vector<std::shared_ptr<const Buffer>> maps;
+  for (int i = 0; i < 300; ++i) {
+    fs::path p = dir / ("w" + std::to_string(i));
+    Write(p, std::string(100, static_cast<char>(i)));
+    maps.push_back(Buffer::MapFile(p.string()));
+  }
+  size_t with_span = 0;
+  for (const auto& m : maps) with_span += m->file_span() ? 1 : 0;
+  EXPECT_EQ(with_span, 256u);
+  EXPECT_EQ(maps[299]->raw_bytes()[0], std::byte{43});  // 299 % 256: mapped all the same
+  maps.erase(maps.begin(), maps.begin() + 100);  // their descriptors close with them
+  EXPECT_TRUE(Buffer::MapFile((dir / "w0").string())->file_span());
+  maps.clear();
+  fs::remove_all(dir);
+}
+
 TEST(AlignedSlice, ConcurrentFirstReadsShareOneCopy) {
   std::string bytes(1 << 16, '\0');
   for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<char>(i * 7);
