@@ -223,14 +223,17 @@ class PassDriver::Walk {
     }
   }
 
+  // Runs the after-walk hooks; true when the walk must go on. Called only after a Sweep that found nothing: when no
+  // hook changed the graph or handed a node back, another Sweep (a scan of every node) would find nothing either.
   bool FinishGraph() {
-    bool requeued = false;
+    bool requeued = false, changed_any = false;
     for (size_t i = 0; i < all_.size(); ++i) {
       PassContext& ctx = contexts_[i];
       bool changed = Call(i, [&] { return all_[i]->OnFinishGraph(g_, ctx); }, nullptr);
       size_t before = queue_.size();
       TakeRequestsAfterWalk(*all_[i], ctx);
       requeued |= queue_.size() > before;
+      changed_any |= changed;
       if (changed) {
         NoteChange(all_[i]->name());
         uint64_t fp = StructuralFingerprint(g_);
@@ -239,7 +242,7 @@ class PassDriver::Walk {
                               "after-walk hook of " + all_[i]->name());
       }
     }
-    return requeued || Sweep();
+    return requeued || (changed_any && Sweep());
   }
 
   void TakeRequestsAfterWalk(NodePass& pass, PassContext& ctx) {
