@@ -232,24 +232,22 @@ onnx::ModelProto Export(const Model& m, const ExternalSink* sink, SerializedPart
 void WriteBufferBytes(const Buffer* b, AtomicFile& file, std::vector<std::byte>& piece) {
   if (!b || b->size() == 0) return;
   std::ostream& os = file.stream();
+  size_t at = 0;  // the bytes written so far; the rest is written from where it lies
   if (std::optional<Buffer::FileSpan> span = b->file_span()) {
-    const uint64_t copied = file.CopyFrom(span->fd, span->offset, b->size());
-    std::span<const std::byte> rest = b->raw_bytes().subspan(copied);
-    if (!rest.empty()) os.write(reinterpret_cast<const char*>(rest.data()), static_cast<std::streamsize>(rest.size()));
-    return;
-  }
-  constexpr size_t kPiece = size_t{256} << 10;  // stays in the core's cache between computing and writing
-  for (size_t at = 0; at < b->size(); at += kPiece) {
-    const size_t n = std::min(kPiece, b->size() - at);
-    if (piece.size() < n) piece.resize(kPiece);
-    std::span<std::byte> out(piece.data(), n);
-    if (!b->ComputeInto(at, out)) {  // not computed, or made whole meanwhile: the rest is at hand
-      std::span<const std::byte> rest = b->raw_bytes().subspan(at);
-      os.write(reinterpret_cast<const char*>(rest.data()), static_cast<std::streamsize>(rest.size()));
-      return;
+    at = file.CopyFrom(span->fd, span->offset, b->size());
+  } else {
+    constexpr size_t kPiece = size_t{256} << 10;  // stays in the core's cache between computing and writing
+    for (; at < b->size(); at += kPiece) {
+      const size_t n = std::min(kPiece, b->size() - at);
+      if (piece.size() < n) piece.resize(kPiece);
+      std::span<std::byte> out(piece.data(), n);
+      if (!b->ComputeInto(at, out)) break;  // not computed, or made whole meanwhile: the rest is at hand
+      os.write(reinterpret_cast<const char*>(out.data()), static_cast<std::streamsize>(n));
     }
-    os.write(reinterpret_cast<const char*>(out.data()), static_cast<std::streamsize>(n));
   }
+  if (at >= b->size()) return;  // all computed: raw_bytes() would make the whole for nothing
+  std::span<const std::byte> rest = b->raw_bytes().subspan(at);
+  os.write(reinterpret_cast<const char*>(rest.data()), static_cast<std::streamsize>(rest.size()));
 }
 
 // Gives the tensors left in `streamed` (not the main graph's initializers) their bytes in their protos.
@@ -261,7 +259,7 @@ void SettleStreamed(std::unordered_map<const onnx::TensorProto*, const Buffer*>&
   streamed.clear();
 }
 
-// Serializes `proto` and `parts` to `os` with the raw bytes in `streamed` (keyed by the tensor proto that lacks
+// Serializes `proto` and `parts` to `file` with the raw bytes in `streamed` (keyed by the tensor proto that lacks
 // them) written straight from the tensors' buffers, so that writing never holds a second copy of the weights.
 // Protobuf reads fields in any order: the model's other fields come first, then the graph, whose initializers come
 // last; everything else in field order, as protobuf would write it. Tensors of subgraphs get their bytes in the

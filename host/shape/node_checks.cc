@@ -151,8 +151,6 @@ std::optional<std::string> CheckSpatial(const Node& n, const SpatialOp& op) {
   return std::nullopt;
 }
 
-// Each typed input against the type constraint of its formal parameter (the last one when variadic): ONNX's
-// inference functions read a tensor's element type from whatever they are given (a sequence, for one).
 // ONNX's name of a type (an interned onnx::DataType), or nullopt where ONNX cannot name it (an element type left
 // undefined). A tensor's name depends on its element type alone: it is looked up once per element type and thread,
 // where building a TypeProto with every dim and interning its text took an eighth of InferShapePass on the
@@ -181,6 +179,8 @@ std::optional<onnx::DataType> OnnxTypeName(const Type& type) {
   return it->second;
 }
 
+// Each typed input against the type constraint of its formal parameter (the last one when variadic): ONNX's
+// inference functions read a tensor's element type from whatever they are given (a sequence, for one).
 std::optional<std::string> CheckInputTypes(const Node& n, const onnx::OpSchema& schema) {
   const auto& formals = schema.inputs();
   if (formals.empty()) return std::nullopt;

@@ -201,6 +201,19 @@ std::vector<std::string> RootOpTypes(const Pattern& p) {
   return out;
 }
 
+std::vector<std::string> RequiredOperandOps(const Pattern& root,
+                                            const std::map<std::string, std::unique_ptr<Pattern>>& lets) {
+  std::vector<std::string> out;
+  if (root.kind != Pattern::Kind::kOp || root.optional) return out;
+  for (const auto& arg : root.args) {
+    const Pattern* p = arg.get();
+    if (p->kind == Pattern::Kind::kVar)
+      if (auto let = lets.find(p->var); let != lets.end()) p = let->second.get();
+    if (p->kind == Pattern::Kind::kOp && !p->optional) out.push_back(p->op_type);
+  }
+  return out;
+}
+
 int CountOps(const Pattern& p) {
   switch (p.kind) {
     case Pattern::Kind::kOp: {

@@ -12,6 +12,7 @@
 // Add, Mul, Max, Min, And, Or, Xor, Equal and Sum with two operands match their operands in either order.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -59,6 +60,11 @@ bool IsCommutative(std::string_view domain, std::string_view op_type);
 
 // Every op type a pattern's root can be (its alternatives' roots); empty when the root is not an op.
 std::vector<std::string> RootOpTypes(const Pattern& p);
+// The op types that the nodes making the root node's operands must have for `root` (with its rule's `lets`) to
+// match: one for each operand pattern that is an op that cannot be absent, written there or as its variable's let.
+// Empty when the root is an alternative or optional (the node may then match another part of it).
+std::vector<std::string> RequiredOperandOps(const Pattern& root,
+                                            const std::map<std::string, std::unique_ptr<Pattern>>& lets);
 // The number of op nodes in the longest alternative (the default benefit).
 int CountOps(const Pattern& p);
 // Every variable and label the pattern binds.

@@ -27,11 +27,11 @@ struct Found {
   size_t root_pos = 0;
   size_t seq = 0;  // place among the round's matches: at one root, the rules' order
   std::vector<sdk::Value> outputs;  // fuse: the call's outputs
-  bool accepted = false;
 };
 
-// Frees what a candidate holds once nothing reads it: on a large graph the round's matches are a good part of the
-// pass's peak, and memory given back while the groups are applied is memory they can reuse.
+// Frees what a candidate holds once nothing reads it (rejected and noted, or applied): on a large graph the round's
+// matches are a good part of the pass's peak, and memory given back while the groups are applied is memory they
+// can reuse.
 void Release(Found& f) {
   f.match = Match{};
   f.outputs = {};
@@ -117,6 +117,7 @@ std::vector<Found*> Accept(std::deque<Found>& found, sdk::Graph graph, bool with
     });
     if (!why.empty()) {
       ++rejected;
+      Release(f);  // an overlap names the accepted candidate, never this one
       continue;
     }
     for (const sdk::Node& n : f.match.nodes) taken[n.raw()] = &f;
@@ -124,7 +125,6 @@ std::vector<Found*> Accept(std::deque<Found>& found, sdk::Graph graph, bool with
       for (const sdk::Node& n : f.match.nodes)
         for (const sdk::Value& out : n.Outputs())
           if (out) replaced.emplace(out.raw(), &f);
-    f.accepted = true;
     accepted.push_back(&f);
   }
   return accepted;
@@ -171,7 +171,6 @@ void PatternFusionPass::Run(sdk::PassContext& ctx, sdk::Graph graph) {
       }
     if (!multi.empty()) {
       for (size_t i : GroupsMakingCycles(graph, multi, priority)) {
-        multi_found[i]->accepted = false;
         accepted.erase(std::find(accepted.begin(), accepted.end(), multi_found[i]));
         const std::string why = "fusing it with the other groups would make a cycle between the calls";
         log.Note(multi_found[i]->match.rule->name, "rejected", [&] {
@@ -180,12 +179,11 @@ void PatternFusionPass::Run(sdk::PassContext& ctx, sdk::Graph graph) {
           c.reason = why;
           return c;
         });
+        Release(*multi_found[i]);
         ++rejected;
       }
     }
     if (accepted.empty()) break;
-    for (Found& f : found)
-      if (!f.accepted) Release(f);
     for (Found* f : accepted) {
       if (f->match.rule->action == Rule::Action::kFuse) {
         ApplyFuse(f->match, graph);

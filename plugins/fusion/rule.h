@@ -71,11 +71,6 @@ struct Rule {
   std::vector<std::string> operand_ops;
 };
 
-// The op types that the nodes making the root node's operands must have for `rule` to match: one for each operand
-// pattern that is an op that cannot be absent, written there or as its variable's `let`. Empty when the root
-// pattern is an alternative or optional (the node may then match another part of it).
-std::vector<std::string> RequiredOperandOps(const Rule& rule);
-
 struct RulePack {
   std::string name, source, description;
   std::vector<Rule> rules;

@@ -320,7 +320,7 @@ class Loader {
             if (!known(ev)) throw RuleError(At(kv.second.Mark()) + "'" + ev + "' is not a variable of the pattern");
       }
     }
-    rule.operand_ops = RequiredOperandOps(rule);
+    rule.operand_ops = RequiredOperandOps(*rule.pattern, rule.lets);
     rule.benefit = CountOps(*rule.pattern);
     for (const auto& [name, p] : rule.lets) rule.benefit += CountOps(*p);
     if (YAML::Node b = r["benefit"]) rule.benefit = b.as<int>();
@@ -415,19 +415,6 @@ std::vector<RulePack> LoadRulePackFiles(const std::vector<std::string>& paths, s
   for (const std::exception_ptr& e : errors)
     if (e) std::rethrow_exception(e);
   return packs;
-}
-
-std::vector<std::string> RequiredOperandOps(const Rule& rule) {
-  std::vector<std::string> out;
-  const Pattern& root = *rule.pattern;
-  if (root.kind != Pattern::Kind::kOp || root.optional) return out;
-  for (const auto& arg : root.args) {
-    const Pattern* p = arg.get();
-    if (p->kind == Pattern::Kind::kVar)
-      if (auto let = rule.lets.find(p->var); let != rule.lets.end()) p = let->second.get();
-    if (p->kind == Pattern::Kind::kOp && !p->optional) out.push_back(p->op_type);
-  }
-  return out;
 }
 
 }  // namespace kiln::fusion
