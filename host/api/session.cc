@@ -5,11 +5,8 @@
 // message, anything else kInternal.
 #include <chrono>
 #include <exception>
-#include <limits>
 #include <new>
 #include <optional>
-
-#include <onnx/onnx_pb.h>
 
 #include "api/report_summary.h"
 #include "compile/compile_flow.h"
@@ -85,12 +82,8 @@ class Session::Impl {
     CompileRequest request = Request(graph_options);
     ResolvedPipeline resolved = flow_->Resolve(request);
     std::string bytes;
-    nlohmann::json report = flow_->Compile(model, model_name, resolved, request, times, [&](Model& optimized) {
-      onnx::ModelProto proto = ExportModelProto(optimized);
-      if (proto.ByteSizeLong() > static_cast<size_t>(std::numeric_limits<int32_t>::max()))
-        throw ModelError(model_name + ": the optimised model would be over 2 GB, past protobuf's limit");
-      if (!proto.SerializeToString(&bytes)) throw InternalError(model_name + ": serialization failed");
-    });
+    nlohmann::json report = flow_->Compile(model, model_name, resolved, request, times,
+                                           [&](Model& optimized) { bytes = SerializeModel(optimized, model_name); });
     out->model_bytes = std::move(bytes);
     out->report_json = EscapeJsonForDisplay(report).dump(2);
     out->summary = EscapeForDisplay(ReportSummaryText(report), true);

@@ -14,6 +14,7 @@
 #include <mutex>
 
 #include "support/error.h"
+#include "support/page_advice.h"
 
 namespace kiln {
 namespace {
@@ -75,10 +76,7 @@ class ZeroedBuffer final : public Buffer {
     uintptr_t start = reinterpret_cast<uintptr_t>(addr);
     if (align != 0) start = (start + align - 1) / align * align;
     data_ = reinterpret_cast<std::byte*>(start);
-    if (align != 0) ::madvise(data_, n, MADV_HUGEPAGE);
-#ifdef MADV_POPULATE_WRITE
-    ::madvise(data_, n, MADV_POPULATE_WRITE);
-#endif
+    PrefaultForWrite(data_, n);
   }
   ~ZeroedBuffer() override {
     if (map_ != nullptr)

@@ -8,6 +8,7 @@
 #include <optional>
 #include <ostream>
 #include <span>
+#include <streambuf>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -26,6 +27,7 @@
 #include "onnx/proto_wire.h"
 #include "support/atomic_file.h"
 #include "support/error.h"
+#include "support/page_advice.h"
 
 namespace kiln {
 namespace {
@@ -225,16 +227,47 @@ onnx::ModelProto Export(const Model& m, const ExternalSink* sink, SerializedPart
   return p;
 }
 
-// Writes a tensor's bytes to `file`'s stream: bytes of a mapped file copied file to file by the kernel where it can
-// (AtomicFile::CopyFrom), a computed buffer not yet made whole a piece at a time through `piece` (so a rewritten
-// weight goes from the model file to the output without ever being held whole), any other at once from where its
-// bytes lie.
-void WriteBufferBytes(const Buffer* b, AtomicFile& file, std::vector<std::byte>& piece) {
+// A serialized model at least this large has its string's pages mapped before it is written (PrefaultForWrite).
+constexpr uint64_t kPrefaultBytes = uint64_t{256} << 10;
+
+// Where the writer's bytes go: a stream, named in messages. Where it is a file, mapped weights are copied into it
+// by the kernel (AtomicFile::CopyFrom); where it appends to a string, the string is reserved at the model's size.
+struct Output {
+  std::ostream& os;
+  const std::string& name;
+  AtomicFile* file = nullptr;
+  std::string* string = nullptr;
+};
+
+// A stream buffer that appends to a string (an ostringstream would copy its bytes out at the end).
+class StringAppendBuf final : public std::streambuf {
+ public:
+  explicit StringAppendBuf(std::string& s) : s_(s) {}
+
+ protected:
+  std::streamsize xsputn(const char* p, std::streamsize n) override {
+    s_.append(p, static_cast<size_t>(n));
+    return n;
+  }
+  int_type overflow(int_type c) override {
+    if (!traits_type::eq_int_type(c, traits_type::eof())) s_.push_back(traits_type::to_char_type(c));
+    return traits_type::not_eof(c);
+  }
+
+ private:
+  std::string& s_;
+};
+
+// Writes a tensor's bytes to `out`: bytes of a mapped file copied file to file by the kernel where `out` is a file
+// and the kernel can (AtomicFile::CopyFrom), a computed buffer not yet made whole a piece at a time through `piece`
+// (so a rewritten weight goes from the model file to the output without ever being held whole), any other at once
+// from where its bytes lie.
+void WriteBufferBytes(const Buffer* b, const Output& out, std::vector<std::byte>& piece) {
   if (!b || b->size() == 0) return;
-  std::ostream& os = file.stream();
+  std::ostream& os = out.os;
   size_t at = 0;  // the bytes written so far; the rest is written from where it lies
-  if (std::optional<Buffer::FileSpan> span = b->file_span()) {
-    at = file.CopyFrom(span->fd, span->offset, b->size());
+  if (std::optional<Buffer::FileSpan> span = out.file ? b->file_span() : std::nullopt) {
+    at = out.file->CopyFrom(span->fd, span->offset, b->size());
   } else {
     constexpr size_t kPiece = size_t{256} << 10;  // stays in the core's cache between computing and writing
     for (; at < b->size(); at += kPiece) {
@@ -259,15 +292,15 @@ void SettleStreamed(std::unordered_map<const onnx::TensorProto*, const Buffer*>&
   streamed.clear();
 }
 
-// Serializes `proto` and `parts` to `file` with the raw bytes in `streamed` (keyed by the tensor proto that lacks
+// Serializes `proto` and `parts` to `out` with the raw bytes in `streamed` (keyed by the tensor proto that lacks
 // them) written straight from the tensors' buffers, so that writing never holds a second copy of the weights.
 // Protobuf reads fields in any order: the model's other fields come first, then the graph, whose initializers come
 // last; everything else in field order, as protobuf would write it. Tensors of subgraphs get their bytes in the
 // proto instead (they are small and nested deeper).
 void WriteStreamed(onnx::ModelProto& proto, const SerializedParts& parts,
-                   std::unordered_map<const onnx::TensorProto*, const Buffer*>& streamed, AtomicFile& file) {
-  std::ostream& os = file.stream();
-  const std::string& path = file.path();
+                   std::unordered_map<const onnx::TensorProto*, const Buffer*>& streamed, const Output& out) {
+  std::ostream& os = out.os;
+  const std::string& path = out.name;
   using google::protobuf::io::CodedOutputStream;
   std::unique_ptr<onnx::GraphProto> graph(proto.release_graph());
   google::protobuf::RepeatedPtrField<onnx::TensorProto> inits;
@@ -298,10 +331,17 @@ void WriteStreamed(onnx::ModelProto& proto, const SerializedParts& parts,
     bodies[i] = inits.Get(static_cast<int>(i)).ByteSizeLong() + (raw[i] ? field(size_of(*raw[i])) : 0);
     graph_bytes += field(bodies[i]);
   }
-  if (proto.ByteSizeLong() + parts.functions.size() + field(graph_bytes) >
-      static_cast<uint64_t>(std::numeric_limits<int32_t>::max()))
-    throw ModelError(path + ": the model would be over 2 GB, past protobuf's limit; pass --external-data-threshold "
-                            "(for example 1024) to keep large tensors in an external-data file");
+  const uint64_t model_bytes = proto.ByteSizeLong() + parts.functions.size() + field(graph_bytes);
+  if (model_bytes > static_cast<uint64_t>(std::numeric_limits<int32_t>::max()))
+    throw ModelError(path + ": the model would be over 2 GB, past protobuf's limit" +
+                     (out.file ? "; pass --external-data-threshold (for example 1024) to keep large tensors in an "
+                                 "external-data file"
+                               : ""));
+  if (out.string) {
+    const size_t at = out.string->size();
+    out.string->reserve(at + model_bytes);
+    if (model_bytes >= kPrefaultBytes) PrefaultForWrite(out.string->data() + at, model_bytes);
+  }
   // protobuf's OstreamOutputStream cannot be flushed midway; its adaptor over a copying stream can.
   class Sink final : public google::protobuf::io::CopyingOutputStream {
    public:
@@ -323,7 +363,7 @@ void WriteStreamed(onnx::ModelProto& proto, const SerializedParts& parts,
     if (co->HadError()) throw UsageError(path + ": writing failed");
     co.reset();  // hands its unused block back
     zero_copy.Flush();
-    WriteBufferBytes(bytes, file, piece);
+    WriteBufferBytes(bytes, out, piece);
     co = std::make_unique<CodedOutputStream>(&zero_copy);
   };
   constexpr size_t kDirect = size_t{64} << 10;
@@ -356,6 +396,22 @@ void WriteStreamed(onnx::ModelProto& proto, const SerializedParts& parts,
   if (!zero_copy.Flush() || !os) throw UsageError(path + ": writing failed");
 }
 
+// Streams the model to `out`, raw tensor bytes straight from their buffers (WriteStreamed); `external` (may be
+// empty) claims the tensors that go to an external-data file first.
+void StreamModel(const Model& model, const ExternalSink& external, const Output& out) {
+  std::unordered_map<const onnx::TensorProto*, const Buffer*> streamed;
+  ExternalSink stream_or_external = [&](const Tensor& t, onnx::TensorProto* p) {
+    if (external && external(t, p)) return true;
+    if (t.storage() == Tensor::Storage::kTyped && ElementSize(t.type()) != 0) return false;
+    streamed[p] = t.buffer().get();  // raw bytes: written straight from the tensor's buffer below, never copied
+    return true;
+  };
+  SerializedParts parts;
+  parts.settle = [&] { SettleStreamed(streamed); };
+  onnx::ModelProto proto = Export(model, &stream_or_external, &parts);
+  WriteStreamed(proto, parts, streamed, out);
+}
+
 }  // namespace
 
 onnx::ModelProto ExportModelProto(const Model& model) { return Export(model, nullptr); }
@@ -382,7 +438,7 @@ void WriteModel(const Model& model, AtomicFile& out, const ExportOptions& option
     uint64_t pad = (64 - offset % 64) % 64;  // 64-byte alignment keeps mapped tensors aligned for SIMD loads
     for (uint64_t i = 0; i < pad; ++i) data->stream().put('\0');
     offset += pad;
-    WriteBufferBytes(t.buffer().get(), *data, piece);
+    WriteBufferBytes(t.buffer().get(), Output{data->stream(), data->path(), data.get()}, piece);
     p->set_data_location(onnx::TensorProto::EXTERNAL);
     auto add = [p](const std::string& k, const std::string& v) {
       auto* e = p->add_external_data();
@@ -395,19 +451,17 @@ void WriteModel(const Model& model, AtomicFile& out, const ExportOptions& option
     offset += size;
     return true;
   };
-  std::unordered_map<const onnx::TensorProto*, const Buffer*> streamed;
-  ExternalSink stream_or_external = [&](const Tensor& t, onnx::TensorProto* p) {
-    if (sink(t, p)) return true;
-    if (t.storage() == Tensor::Storage::kTyped && ElementSize(t.type()) != 0) return false;
-    streamed[p] = t.buffer().get();  // raw bytes: written straight from the tensor's buffer below, never copied
-    return true;
-  };
-  SerializedParts parts;
-  parts.settle = [&] { SettleStreamed(streamed); };
-  onnx::ModelProto proto = Export(model, &stream_or_external, &parts);
-  WriteStreamed(proto, parts, streamed, out);
+  StreamModel(model, sink, Output{out.stream(), out.path(), &out});
   if (data) data->Commit();
   out.Commit();
+}
+
+std::string SerializeModel(const Model& model, const std::string& name) {
+  std::string bytes;
+  StringAppendBuf buf(bytes);
+  std::ostream os(&buf);
+  StreamModel(model, nullptr, Output{os, name, nullptr, &bytes});
+  return bytes;
 }
 
 }  // namespace kiln

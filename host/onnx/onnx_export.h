@@ -33,5 +33,9 @@ void WriteModel(const Model& model, const std::string& path, const ExportOptions
 // The same into an output file opened by the caller (to fail early on an unwritable path, or to prefill it);
 // commits it on success.
 void WriteModel(const Model& model, AtomicFile& out, const ExportOptions& options = {});
+// The model serialized in memory with every tensor inline: the bytes WriteModel writes when no tensor is external,
+// built the same way (raw weights appended from their buffers, never first copied into protos). `name` appears in
+// messages. Throws kiln::Error (invalid model) past protobuf's 2 GB limit.
+std::string SerializeModel(const Model& model, const std::string& name);
 
 }  // namespace kiln

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -246,6 +247,26 @@ TEST(ApiSession, ResultCarriesModelBytesReportAndCounts) {
     EXPECT_TRUE(OptionEntry(report, name).contains("source")) << name;
   EXPECT_EQ(r.summary.rfind("kiln: O0: 15 -> 15 nodes in ", 0), 0u) << r.summary;
   EXPECT_NE(r.summary.find("Prepare: no changes"), std::string::npos) << r.summary;
+}
+
+// The result's bytes are what `kiln compile` writes for the same model and level: both stream the optimised model
+// the same way (onnx/onnx_export.h: SerializeModel and WriteModel), weights appended from their buffers.
+TEST(ApiSession, ResultBytesAreWhatKilnCompileWrites) {
+  SessionConfig config;
+  config.options = {{"oo.level", "O2"}};
+  auto session = MakeSession(config);
+  ASSERT_TRUE(session);
+  BuildResult r;
+  ASSERT_TRUE(session->BuildModel(kSample, {}, &r).ok());
+  EXPECT_LT(r.nodes_after, r.nodes_before);  // the O2 pipeline changed the model
+  const fs::path out = fs::temp_directory_path() / ("kiln_api_cli_" + std::to_string(::getpid()) + ".onnx");
+  const std::string cmd = std::string(KILN_BINARY) + " compile " + kSample + " -o " + out.string() +
+                          " --oo.level=O2 --log-level=off >/dev/null 2>&1";
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  const std::string written = ReadBytes(out.string());
+  fs::remove(out);
+  EXPECT_EQ(written.size(), r.model_bytes.size());
+  EXPECT_TRUE(written == r.model_bytes);
 }
 
 TEST(ApiSession, BuildsAnIrModelInPlace) {

@@ -12,9 +12,11 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <numeric>
 #include <sstream>
 #include <thread>
+#include <vector>
 
 #include "ir/buffer.h"
 #include "ir/model.h"
@@ -24,6 +26,7 @@
 #include "onnx/weight_split.h"
 #include "support/atomic_file.h"
 #include "support/error.h"
+#include "support/page_advice.h"
 
 namespace kiln {
 namespace {
@@ -518,6 +521,81 @@ TEST(WriteModel, SerializedNodesValueInfosAndFunctionsGiveTheExportedModel) {
   model.reset();
   fs::remove(in);
   fs::remove(out);
+}
+
+// SerializeModel (the embedding API's bytes) is WriteModel's stream into a string: for a model without external data
+// (weights either side of the 64 KiB direct write, a typed one, a subgraph's own raw weight) the same bytes as the
+// file, and a model whose weights were external when read gets every one inline.
+TEST(SerializeModel, GivesTheBytesWriteModelWritesWithEveryTensorInline) {
+  onnx::ModelProto m = WeightsModel();
+  auto* g = m.mutable_graph();
+  AddRaw(g, "large", 70000, 3.5f);  // 280,000 bytes: written past protobuf's buffer
+  g->mutable_node(0)->add_input("large");
+  auto* cond = g->add_initializer();
+  cond->set_name("cond");
+  cond->set_data_type(onnx::TensorProto::BOOL);
+  cond->set_raw_data(std::string(1, '\1'));
+  auto* iff = AddNode(g, "If", {"cond"}, {"y"});
+  for (const std::string branch : {"then_branch", "else_branch"}) {
+    auto* b = AddBranch(iff, branch);
+    AddRaw(b, branch + "_w", 65, 1.0f);
+    AddNode(b, "Identity", {branch + "_w"}, {branch + "_y"});
+    SetFloat(b->add_output(), branch + "_y");
+  }
+  SetFloat(g->add_output(), "y");
+  fs::path in = Temp("serialize_in.onnx"), out = Temp("serialize_out.onnx"), ext = Temp("serialize_ext.onnx");
+  Write(in, m.SerializeAsString());
+  auto model = LoadModel(in.string());
+  ASSERT_TRUE(model);
+  WriteModel(*model, out.string());
+  std::ifstream file(out, std::ios::binary);
+  const std::string written((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  const std::string bytes = SerializeModel(*model, "serialize");
+  EXPECT_EQ(bytes.size(), written.size());
+  EXPECT_TRUE(bytes == written);
+
+  // Written with external data, read back (its weights now external), serialized: all inline again.
+  ExportOptions external;
+  external.external_data_threshold = 1024;
+  WriteModel(*model, ext.string(), external);
+  auto reread = LoadModel(ext.string());
+  ASSERT_TRUE(reread);
+  onnx::ModelProto inline_model;
+  ASSERT_TRUE(inline_model.ParseFromString(SerializeModel(*reread, "serialize_ext")));
+  int external_before = 0;
+  {
+    onnx::ModelProto on_disk;
+    std::ifstream f(ext, std::ios::binary);
+    ASSERT_TRUE(on_disk.ParseFromIstream(&f));
+    for (const auto& t : on_disk.graph().initializer())
+      external_before += t.data_location() == onnx::TensorProto::EXTERNAL;
+  }
+  EXPECT_GE(external_before, 8);  // the weights of a page or more, "large" among them
+  ASSERT_EQ(inline_model.graph().initializer_size(), m.graph().initializer_size());
+  for (int i = 0; i < m.graph().initializer_size(); ++i) {
+    const auto& a = m.graph().initializer(i);
+    const auto& b = inline_model.graph().initializer(i);
+    EXPECT_EQ(a.name(), b.name());
+    EXPECT_NE(b.data_location(), onnx::TensorProto::EXTERNAL) << a.name();
+    EXPECT_EQ(b.external_data_size(), 0) << a.name();
+    EXPECT_EQ(a.raw_data(), b.raw_data()) << a.name();
+    EXPECT_EQ(a.float_data_size(), b.float_data_size()) << a.name();
+  }
+  model.reset();
+  reread.reset();
+  for (const fs::path& p : {in, out, ext, fs::path(ext.string() + ".data")}) fs::remove(p);
+}
+
+// PrefaultForWrite advises and maps only pages wholly inside the block it is given, and changes no byte: a block
+// at an odd offset inside a larger allocation, and its neighbours, read what was written before.
+TEST(PrefaultForWrite, ChangesNoByteInsideOrAroundTheBlock) {
+  for (size_t n : {size_t{0}, size_t{100}, size_t{5000}, (size_t{2} << 20) + 12345, size_t{7} << 20}) {
+    std::vector<unsigned char> whole(n + 10000);
+    for (size_t i = 0; i < whole.size(); ++i) whole[i] = static_cast<unsigned char>(i * 131 + 7);
+    const std::vector<unsigned char> before = whole;
+    PrefaultForWrite(whole.data() + 4321, n);
+    EXPECT_TRUE(whole == before) << n;
+  }
 }
 
 }  // namespace
