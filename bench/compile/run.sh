@@ -7,6 +7,10 @@
 #   defaults: build, 3, "1000 10000 100000 1000000", "O0 O1 O2 O3"; SKIP_ORT=1 leaves the ORT columns out,
 #   MODELS="resnet50 bert" overrides the bench models (empty: chains only), CHAINS the generated graphs (default
 #   "chain foldchain": the second has a quarter of its nodes folded, bench/models/README.md).
+# Beside the whole process, warm_s is the median build of the same model compiled RUNS more times inside one process
+# through the embedding API (bench_warm_compile, after a first build reported apart): like ORT's session creation it
+# leaves out the process's start, which `kiln compile` pays on every file. Left out ("-") above WARM_MAX_NODES
+# nodes (default 200000) and with WARM=0.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 build=${1:-build}
@@ -34,7 +38,8 @@ for m in $models; do
   files+=("$work/$m.onnx")
 done
 
-printf '%-16s %9s %7s %5s %9s %8s %7s %9s %9s %9s %7s\n' model nodes MB level kiln_s us/node shape% rss_MB rss_cap ort_all_s ratio
+printf '%-16s %9s %7s %5s %9s %8s %7s %9s %9s %9s %7s %8s %7s\n' model nodes MB level kiln_s us/node shape% rss_MB \
+  rss_cap ort_all_s ratio warm_s w_ratio
 for f in "${files[@]}"; do
   name=$(basename "$f" .onnx)
   bytes=$(stat -c %s "$f")
@@ -77,11 +82,21 @@ sh=sum(p['seconds'] for s in r['stages'] for p in s['passes'] if p['name']=='Inf
 print(100*sh/float(sys.argv[2]) if float(sys.argv[2])>0 else 0)" "$work/r.json" "$t")")
     done
     mt=$(med "${ts[@]}"); mr=$(med "${rss[@]}"); ms=$(med "${shares[@]}")
-    awk -v n="$name" -v nodes="$nodes" -v b="$bytes" -v l="$lvl" -v t="$mt" -v r="$mr" -v s="$ms" -v o="$ort_all" '
+    warm=-
+    if [ "${WARM:-1}" != 0 ] && [ "$nodes" -le "${WARM_MAX_NODES:-200000}" ]; then
+      out=$("$build/bin/bench_warm_compile" "$f" "$((runs + 1))" "$lvl" 2>"$work/err") ||
+        { echo "bench_warm_compile $name $lvl failed:"; cat "$work/err"; exit 1; }
+      warm=$(printf '%s\n' "$out" | sed -n 's/.*warm_median_ms=\([0-9.]*\).*/\1/p' |
+        awk '{ printf "%.4f", $1 / 1000 }')
+    fi
+    awk -v n="$name" -v nodes="$nodes" -v b="$bytes" -v l="$lvl" -v t="$mt" -v r="$mr" -v s="$ms" -v o="$ort_all" \
+      -v w="$warm" '
       BEGIN { cap = 1.5 * b / 1048576 + 200; ratio = (o == "-" || o == 0) ? "-" : sprintf("%.2f", t / o)
-              printf "%-16s %9d %7.1f %5s %9.3f %8.2f %7.1f %9.0f %9.0f %9s %7s\n", n, nodes, b / 1048576, l, t,
-                     1e6 * t / nodes, s, r / 1024, cap, o, ratio }'
+              wratio = (o == "-" || o == 0 || w == "-") ? "-" : sprintf("%.2f", w / o)
+              printf "%-16s %9d %7.1f %5s %9.3f %8.2f %7.1f %9.0f %9.0f %9s %7s %8s %7s\n", n, nodes, b / 1048576,
+                     l, t, 1e6 * t / nodes, s, r / 1024, cap, o, ratio, w, wratio }'
   done
   [ "$ort_basic" = - ] || printf '%-16s ORT basic session creation %s s\n' "$name" "$ort_basic"
 done
 echo "ratio = kiln whole process / ORT session creation at 'all' (target at O2: <= 0.5); rss_cap = 1.5 x file + 200 MB"
+echo "warm_s = median build inside one process (embedding API, bench_warm_compile); w_ratio = warm_s / ORT at 'all'"
