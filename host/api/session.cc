@@ -5,6 +5,7 @@
 // message, anything else kInternal.
 #include <chrono>
 #include <exception>
+#include <functional>
 #include <new>
 #include <optional>
 
@@ -15,6 +16,7 @@
 #include "onnx/onnx_export.h"
 #include "onnx/onnx_import.h"
 #include "pipeline/pipeline_printer.h"
+#include "shape/schema_registry.h"
 #include "support/display_text.h"
 #include "support/error.h"
 
@@ -68,6 +70,9 @@ class Session::Impl {
   explicit Impl(SessionConfig config) : config_(std::move(config)) {}
 
   void Init() {
+    // ONNX's schema registry is built on another thread while the plugins load (the first build's inference waits
+    // for it), as `kiln compile` does (shape/schema_registry.h).
+    warmup_.emplace();
     std::optional<std::filesystem::path> pipeline;
     if (!config_.pipeline_file.empty()) pipeline = config_.pipeline_file;
     flow_ = std::make_unique<CompileFlow>(config_.plugins, pipeline);
@@ -76,11 +81,19 @@ class Session::Impl {
         std::make_unique<OptionLayer>(flow_->SetOptions(OptionPlace::kSession, Texts(config_.options, "session")));
   }
 
-  void Build(Model& model, const GraphOptions& graph_options, BuildResult* out, const std::string& model_name,
-             LoadTimes times) {
+  // One build, in `kiln compile`'s order: the options and the pipeline resolved, the passes' preparation started
+  // (they may read their own files while the model loads), then `load` reads the model (or hands back the
+  // caller's), it is compiled and serialized.
+  void Build(const std::function<Model&()>& load, const GraphOptions& graph_options, BuildResult* out,
+             const std::string& model_name) {
     if (out == nullptr) throw UsageError("BuildModel: the result pointer is null");
     CompileRequest request = Request(graph_options);
     ResolvedPipeline resolved = flow_->Resolve(request);
+    flow_->Prepare(resolved);
+    LoadTimes times;
+    times.started = Clock::now();
+    Model& model = load();
+    times.loaded = Clock::now();
     std::string bytes;
     nlohmann::json report = flow_->Compile(model, model_name, resolved, request, times,
                                            [&](Model& optimized) { bytes = SerializeModel(optimized, model_name); });
@@ -101,6 +114,7 @@ class Session::Impl {
     if (!flow_) throw UsageError("the session was finalised");
   }
   void Finalize() {
+    warmup_.reset();
     graph_.reset();
     session_.reset();
     flow_.reset();  // unloads the plugins after everything they registered
@@ -125,6 +139,7 @@ class Session::Impl {
   }
 
   SessionConfig config_;
+  std::optional<SchemaRegistryWarmup> warmup_;
   std::unique_ptr<CompileFlow> flow_;
   std::unique_ptr<OptionLayer> session_, graph_;
 };
@@ -156,9 +171,8 @@ Status Session::Create(const SessionOptions& options, const std::vector<std::str
 Status Session::BuildModel(const std::string& path, const GraphOptions& graph_options, BuildResult* out) {
   return Guard([&] {
     impl_->CheckLive();
-    auto t0 = Clock::now();
-    std::unique_ptr<Model> model = LoadModel(path);
-    impl_->Build(*model, graph_options, out, path, LoadTimes{t0, Clock::now()});
+    std::unique_ptr<Model> model;
+    impl_->Build([&]() -> Model& { return *(model = LoadModel(path)); }, graph_options, out, path);
   });
 }
 
@@ -166,18 +180,17 @@ Status Session::BuildModelFromBytes(std::string_view bytes, const GraphOptions& 
                                     const std::string& name) {
   return Guard([&] {
     impl_->CheckLive();
-    auto t0 = Clock::now();
-    std::unique_ptr<Model> model = LoadModelFromBytes(bytes, name, "");
-    impl_->Build(*model, graph_options, out, name, LoadTimes{t0, Clock::now()});
+    std::unique_ptr<Model> model;
+    impl_->Build([&]() -> Model& { return *(model = LoadModelFromBytes(bytes, name, "")); }, graph_options, out,
+                 name);
   });
 }
 
 Status Session::BuildModel(Model& model, const GraphOptions& graph_options, BuildResult* out) {
   return Guard([&] {
     impl_->CheckLive();
-    auto t0 = Clock::now();
     std::string name = model.source_path.empty() ? "<ir model>" : model.source_path;
-    impl_->Build(model, graph_options, out, name, LoadTimes{t0, t0});
+    impl_->Build([&]() -> Model& { return model; }, graph_options, out, name);
   });
 }
 
