@@ -28,9 +28,7 @@ bool IsElementwise(std::string_view op) {
   return kOps.count(op) != 0;
 }
 
-std::string NodeLabel(const sdk::Node& n) {
-  return n.Name().empty() ? std::string(n.OpType()) : std::string(n.Name());
-}
+std::string_view NodeLabel(const sdk::Node& n) { return n.Name().empty() ? n.OpType() : n.Name(); }
 
 // The bytes of a planned value, or the reason it cannot be planned.
 uint64_t SizeOf(const sdk::Value& v, std::string* why) {
@@ -96,8 +94,8 @@ class LivenessBuilder {
       if (!v || v.IsConstant()) continue;
       LiveValue lv;
       lv.value = v;
-      lv.name = std::string(v.Name());
-      lv.graph = std::string(g.Name());
+      lv.name = v.Name();
+      lv.graph = g.Name();
       lv.first = step_.at(n.raw());
       lv.bytes = SizeOf(v, &lv.unplanned);
       index_[v.raw()] = out_.values.size();

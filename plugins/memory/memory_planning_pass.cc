@@ -65,10 +65,6 @@ void MemoryPlanningPass::Run(sdk::PassContext& ctx, sdk::Graph graph) {
       plan.order = "memory_aware";
       reordered = std::move(aware);
     }
-    if (!reordered.empty()) {
-      graph.SetNodeOrder(reordered);
-      ctx.AddCounter("nodes_reordered", static_cast<int64_t>(reordered.size()));
-    }
   }
   plan.peak_live_bytes = PeakLiveBytes(plan.live.buffers);
   plan.arena = PlanArena(plan.live.buffers, &plan.tried);
@@ -79,6 +75,11 @@ void MemoryPlanningPass::Run(sdk::PassContext& ctx, sdk::Graph graph) {
   ctx.AddReport("memory_plan", SummaryJson(plan));
   const std::string path = ctx.OptionString("memory.plan");
   if (!path.empty()) WriteFile(path, PlanJson(plan));
+  // Last: the plan holds views of the graph's names, which the ABI keeps valid only while the graph is unchanged.
+  if (!reordered.empty()) {
+    graph.SetNodeOrder(reordered);
+    ctx.AddCounter("nodes_reordered", static_cast<int64_t>(reordered.size()));
+  }
 }
 
 }  // namespace kiln::memory
