@@ -11,6 +11,8 @@
 # through the embedding API (bench_warm_compile, after a first build reported apart): like ORT's session creation it
 # leaves out the process's start, which `kiln compile` pays on every file. Left out ("-") above WARM_MAX_NODES
 # nodes (default 200000) and with WARM=0.
+# Under each model's line, per level: the median seconds of the report's load, optimize and write phases and of the
+# PASS_TOP (default 6) passes that took the most, with their share of the whole process.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 build=${1:-build}
@@ -61,7 +63,7 @@ for f in "${files[@]}"; do
     ort_basic=$(ort_time basic)
   fi
   for lvl in $levels; do
-    ts=(); rss=(); shares=()
+    ts=(); rss=(); shares=(); : > "$work/passes.jsonl"
     for i in $(seq "$runs"); do
       # The previous run's output is removed first, untimed: replacing a file frees its blocks, which on a
       # filesystem mounted with `discard` (this VM's ext4) costs about 50 ms per 100 MB, the filesystem's work
@@ -75,11 +77,17 @@ for f in "${files[@]}"; do
       t=$(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.4f", b - a }')
       read -r m < "$work/time"
       ts+=("$t"); rss+=("$m")
+      # InferShapePass's share of the whole process; every pass's seconds (and the report's load, optimize and
+      # write phases) appended to passes.jsonl for the per-pass line below.
       shares+=("$("$gen" -c "
 import json,sys; r=json.load(open(sys.argv[1]))
-tot=sum(p['seconds'] for s in r['stages'] for p in s['passes'])
-sh=sum(p['seconds'] for s in r['stages'] for p in s['passes'] if p['name']=='InferShapePass')
-print(100*sh/float(sys.argv[2]) if float(sys.argv[2])>0 else 0)" "$work/r.json" "$t")")
+per={}
+for s in r['stages']:
+    for p in s['passes']: per[p['name']]=per.get(p['name'],0)+p['seconds']
+for k in ('load','optimize','write'): per['['+k+']']=r['seconds'].get(k,0)
+open(sys.argv[3],'a').write(json.dumps(per)+'\\n')
+print(100*per.get('InferShapePass',0)/float(sys.argv[2]) if float(sys.argv[2])>0 else 0)" "$work/r.json" "$t" \
+        "$work/passes.jsonl")")
     done
     mt=$(med "${ts[@]}"); mr=$(med "${rss[@]}"); ms=$(med "${shares[@]}")
     warm=-
@@ -95,6 +103,18 @@ print(100*sh/float(sys.argv[2]) if float(sys.argv[2])>0 else 0)" "$work/r.json" 
               wratio = (o == "-" || o == 0 || w == "-") ? "-" : sprintf("%.2f", w / o)
               printf "%-16s %9d %7.1f %5s %9.3f %8.2f %7.1f %9.0f %9.0f %9s %7s %8s %7s\n", n, nodes, b / 1048576,
                      l, t, 1e6 * t / nodes, s, r / 1024, cap, o, ratio, w, wratio }'
+    # Per pass: the median seconds over the runs of the phases and of the passes that took the most, with their
+    # share of the whole process (PASS_TOP of them, default 6).
+    "$gen" -c "
+import json,sys,statistics
+runs=[json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+names=set().union(*runs)
+med={n: statistics.median(r.get(n,0) for r in runs) for n in names}
+whole=float(sys.argv[2]); top=int(sys.argv[3])
+phases=' '.join('%s %.3f s'%(k[1:-1],med[k]) for k in ('[load]','[optimize]','[write]') if k in med)
+passes=sorted((n for n in names if not n.startswith('[')), key=lambda n: -med[n])[:top]
+print('  %s: %s | %s'%(sys.argv[4], phases, ', '.join('%s %.3f s (%.0f%%)'%(n,med[n],100*med[n]/whole) for n in passes)))
+" "$work/passes.jsonl" "$mt" "${PASS_TOP:-6}" "$lvl"
   done
   [ "$ort_basic" = - ] || printf '%-16s ORT basic session creation %s s\n' "$name" "$ort_basic"
 done
