@@ -1,5 +1,6 @@
 #include "api/report_summary.h"
 
+#include <cstdint>
 #include <sstream>
 
 namespace kiln {
@@ -8,7 +9,11 @@ std::string ReportSummaryText(const nlohmann::json& r) {
   std::ostringstream out;
   out << "kiln: " << r.value("level", std::string("?")) << ": " << r.value("nodes_before", 0) << " -> "
       << r.value("nodes_after", 0) << " nodes in "
-      << (r.contains("seconds") ? r["seconds"].value("total", 0.0) : 0.0) << " s\n";
+      << (r.contains("seconds") ? r["seconds"].value("total", 0.0) : 0.0) << " s";
+  // The process's peak resident memory once the model was written (none where the system did not tell).
+  const uint64_t peak = r.contains("memory") ? r["memory"]["peak_rss_bytes"].value("write", uint64_t{0}) : 0;
+  if (peak != 0) out << ", peak RSS " << (peak + (uint64_t{1} << 19)) / (uint64_t{1} << 20) << " MB";
+  out << "\n";
   if (!r.contains("stages")) return out.str();
   for (const auto& st : r["stages"]) {
     out << "  " << st["name"].get<std::string>() << ":";

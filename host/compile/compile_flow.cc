@@ -7,6 +7,7 @@
 #include "report/model_summary.h"
 #include "shape/node_checks.h"
 #include "support/error.h"
+#include "support/process_memory.h"
 
 namespace kiln {
 namespace {
@@ -79,6 +80,7 @@ OptionLayer CompileFlow::SetOptions(OptionPlace place, const std::vector<OptionT
 nlohmann::json CompileFlow::Compile(Model& model, const std::string& model_name, const ResolvedPipeline& resolved,
                                     const CompileRequest& request, LoadTimes times,
                                     const std::function<void(Model&)>& write) {
+  const ProcessMemory loaded = ReadProcessMemory();
   // The input model's limits come first: nothing else looks at a model over one (compile/resource_limits.h).
   CheckModelLimits(model, ResourceLimits::From(resolved.options), model_name);
   const size_t before = model.graph().CountNodes(true);
@@ -89,8 +91,10 @@ nlohmann::json CompileFlow::Compile(Model& model, const std::string& model_name,
   run.model_name = model_name;
   nlohmann::json report = compiler_.Run(model, resolved, run);
   auto optimized = Clock::now();
+  const ProcessMemory after_passes = ReadProcessMemory();
   write(model);
   auto written = Clock::now();
+  const ProcessMemory after_write = ReadProcessMemory();
   report["model"] = model_name;
   report["nodes_before"] = before;
   report["nodes_after"] = model.graph().CountNodes(true);
@@ -98,6 +102,14 @@ nlohmann::json CompileFlow::Compile(Model& model, const std::string& model_name,
                        {"optimize", Seconds(times.loaded, optimized)},
                        {"write", Seconds(optimized, written)},
                        {"total", Seconds(times.started, written)}};
+  // The process's resident memory after each phase and its peak so far (in a long-lived process, the peak may be
+  // an earlier build's).
+  report["memory"] = {{"rss_bytes", {{"load", loaded.rss_bytes},
+                                     {"optimize", after_passes.rss_bytes},
+                                     {"write", after_write.rss_bytes}}},
+                      {"peak_rss_bytes", {{"load", loaded.peak_rss_bytes},
+                                          {"optimize", after_passes.peak_rss_bytes},
+                                          {"write", after_write.peak_rss_bytes}}}};
   report["summary_after"] = ModelSummary(model);
   return report;
 }

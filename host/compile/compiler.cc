@@ -17,6 +17,7 @@
 #include "shape/shape_inference.h"
 #include "support/error.h"
 #include "support/logging.h"
+#include "support/process_memory.h"
 #include "target/active_target.h"
 #include "target/trace.h"
 
@@ -204,6 +205,21 @@ nlohmann::json StatsJson(const PassStats& s) {
   return j;
 }
 
+// The steps of a stage that raised the process's peak resident memory by at least 1 MiB, with how much: where a
+// large model's peak is made. A walk names every pass that ran in it (or after it).
+struct PeakRaisers {
+  void Note(const PlannedStep& step, uint64_t peak_before) {
+    const uint64_t peak = PeakRssBytes();
+    if (peak < peak_before + (uint64_t{1} << 20)) return;
+    nlohmann::json names = nlohmann::json::array();
+    for (const auto* list : {&step.passes, &step.after_walk})
+      for (const PlannedPass* pp : *list)
+        if (pp->decision.run) names.push_back(pp->pass.name);
+    steps.push_back({{"passes", std::move(names)}, {"bytes", peak - peak_before}});
+  }
+  nlohmann::json steps = nlohmann::json::array();
+};
+
 }  // namespace
 
 nlohmann::json Compiler::Run(Model& model, const ResolvedPipeline& resolved, const CompileRequest& request) const {
@@ -250,13 +266,16 @@ nlohmann::json Compiler::Run(Model& model, const ResolvedPipeline& resolved, con
     // after-walk passes join the last walk. The pass objects live until the stage ends.
     std::vector<std::unique_ptr<NodePass>> owned_node;
     std::vector<std::unique_ptr<GraphPass>> owned_graph;
+    PeakRaisers raisers;
     for (const PlannedStep& step : StageSteps(stage)) {
       if (!step.Runs()) continue;
+      const uint64_t peak_before = PeakRssBytes();
       if (step.kind == PlannedStep::Kind::kGraphPass) {
         const PlannedPass& pp = *step.passes.front();
         const PassInfo& info = RunnablePass(pp, PassInfo::Kind::kGraph, "");
         owned_graph.push_back(info.make_graph(passes_.CompleteArgs(info, ArgsOf(pp.pass))));
         driver.RunGraphPass(*owned_graph.back());
+        raisers.Note(step, peak_before);
         continue;
       }
       std::vector<NodePass*> walk, after;
@@ -274,6 +293,7 @@ nlohmann::json Compiler::Run(Model& model, const ResolvedPipeline& resolved, con
         after.push_back(owned_node.back().get());
       }
       driver.RunNodePasses(walk, after);
+      raisers.Note(step, peak_before);
     }
     nlohmann::json sj;
     sj["name"] = stage.name;
@@ -281,6 +301,8 @@ nlohmann::json Compiler::Run(Model& model, const ResolvedPipeline& resolved, con
     sj["passes"] = nlohmann::json::array();
     for (const PassStats& s : driver.stats()) sj["passes"].push_back(StatsJson(s));
     sj["skipped"] = skipped;
+    sj["peak_rss_bytes"] = PeakRssBytes();
+    sj["peak_rss_raised_by"] = std::move(raisers.steps);
     report["stages"].push_back(std::move(sj));
   }
   report["kernels"] = kernels_.StatsJson();  // calls, unsupported answers and time per level and op type

@@ -6,8 +6,10 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <vector>
 
 #include "ir/model.h"
 #include "onnx/onnx_import.h"
@@ -145,6 +147,40 @@ TEST(CompileFlow, CompileRunsWritesAndCompletesTheReport) {
   EXPECT_TRUE(report.contains("stages"));
   EXPECT_TRUE(report.contains("kernels"));
   EXPECT_FALSE(report.contains("output"));  // the CLI adds its output path itself
+  for (const auto& stage : report["stages"]) {
+    EXPECT_GT(stage["peak_rss_bytes"].get<uint64_t>(), 0u) << stage["name"];
+    for (const auto& step : stage["peak_rss_raised_by"]) {
+      EXPECT_FALSE(step["passes"].empty());
+      EXPECT_GE(step["bytes"].get<uint64_t>(), uint64_t{1} << 20);
+    }
+  }
+}
+
+// The report's memory section: the process's resident memory after each phase and its peak so far, which grows
+// by what a phase holds at once (here the write, which touches 64 MiB on top of what the compile left resident).
+TEST(CompileFlow, TheReportRecordsEachPhasesResidentMemoryAndPeak) {
+  CompileFlow flow({}, std::nullopt);
+  OptionLayer session = flow.SetOptions(OptionPlace::kSession, {{"oo.level", "O1", "session"}});
+  CompileRequest request = flow.Request(&session, nullptr);
+  ResolvedPipeline resolved = flow.Resolve(request);
+  std::unique_ptr<Model> model = LoadModel(kSample);
+  auto now = std::chrono::steady_clock::now();
+  constexpr size_t kWritten = size_t{64} << 20;
+  nlohmann::json report = flow.Compile(*model, "sample", resolved, request, {now, now}, [&](Model&) {
+    std::vector<char> block(kWritten);
+    for (size_t i = 0; i < block.size(); i += 4096) block[i] = static_cast<char>(i >> 12 | 1);
+    asm volatile("" : : "g"(block.data()) : "memory");  // the pages are written, so resident: keep the writes
+  });
+  const nlohmann::json& rss = report["memory"]["rss_bytes"];
+  const nlohmann::json& peak = report["memory"]["peak_rss_bytes"];
+  for (const char* phase : {"load", "optimize", "write"}) {
+    EXPECT_GT(rss[phase].get<uint64_t>(), 0u) << phase;
+    EXPECT_GE(peak[phase].get<uint64_t>(), rss[phase].get<uint64_t>()) << phase;
+  }
+  EXPECT_LE(peak["load"].get<uint64_t>(), peak["optimize"].get<uint64_t>());
+  EXPECT_LE(peak["optimize"].get<uint64_t>(), peak["write"].get<uint64_t>());
+  // Some slack for what the allocator hands back from its caches instead of new pages.
+  EXPECT_GE(peak["write"].get<uint64_t>(), rss["optimize"].get<uint64_t>() + kWritten - (uint64_t{8} << 20));
 }
 
 TEST(CompileFlow, AFailingWriteIsTheCompilesError) {
