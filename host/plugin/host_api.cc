@@ -202,6 +202,16 @@ const KilnTensorView* CallFrame::View(const Tensor& t, Bytes which) {
   return &v;
 }
 
+const int64_t* CallFrame::Dims(std::span<const int64_t> dims) {
+  if (dims.empty()) return nullptr;
+  size_t h = dims.size();
+  for (int64_t d : dims) h = (h ^ static_cast<size_t>(d)) * 1099511628211ULL;
+  auto [first, last] = dims_.equal_range(h);
+  for (auto it = first; it != last; ++it)
+    if (std::ranges::equal(it->second, dims)) return it->second.data();
+  return dims_.emplace(h, std::vector<int64_t>(dims.begin(), dims.end()))->second.data();  // nodes never move
+}
+
 StringTensorFill& CallFrame::NewStringFill(std::vector<int64_t> dims, size_t count) {
   StringTensorFill& f = Make<StringTensorFill>();
   f.dims = std::move(dims);

@@ -2,8 +2,10 @@
 #include "plugin/host_api_values.h"
 
 #include <algorithm>
+#include <array>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "ir/graph.h"
 #include "ir/node.h"
@@ -36,9 +38,13 @@ int32_t ElemTypeOf(const Type& t) {
 int64_t ShapeOf(const Type& t, const int64_t** out_dims) {
   if ((t.kind != Type::Kind::kTensor && t.kind != Type::Kind::kSparseTensor) || !t.shape) return -1;
   if (out_dims) {
-    auto& dims = CallFrame::Current().Make<std::vector<int64_t>>();
-    for (const Dim& d : t.shape->dims) dims.push_back(d.is_known() ? *d.value : -1);
-    *out_dims = dims.empty() ? nullptr : dims.data();
+    constexpr size_t kOnStack = 16;
+    const size_t rank = t.shape->rank();
+    std::array<int64_t, kOnStack> small;
+    std::vector<int64_t> large(rank > kOnStack ? rank : 0);
+    int64_t* dims = rank > kOnStack ? large.data() : small.data();
+    for (size_t i = 0; i < rank; ++i) dims[i] = t.shape->dims[i].is_known() ? *t.shape->dims[i].value : -1;
+    *out_dims = CallFrame::Current().Dims({dims, rank});
   }
   return static_cast<int64_t>(t.shape->rank());
 }

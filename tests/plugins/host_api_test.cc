@@ -7,6 +7,7 @@
 #include <onnx/shape_inference/implementation.h>
 
 #include <cstring>
+#include <vector>
 
 #include "compile/compiler.h"
 #include "ir/model.h"
@@ -358,6 +359,48 @@ TEST_F(HostApi, InlinesAnIfBranch) {
   for (const auto& n : m->graph().nodes()) ops.push_back(n->op_type());
   EXPECT_EQ(ops, (std::vector<std::string>{"Identity", "Relu"}));
   EXPECT_EQ(m->graph().LookupValue("y")->producer()->input(0)->producer()->op_type(), "Relu");
+}
+
+// value_shape's dims stay valid until the plugin's call returns; equal dims asked for again in the same call share
+// one array (a pass reading the dims of every value held one per call), and a value whose type changed gets its new
+// dims while what was read before keeps its numbers.
+TEST_F(HostApi, DimsReadInOneCallShareAnArrayAndOutliveTypeChanges) {
+  auto m = ParseModel(M(R"(g (float[2,3] x, float[2,3] z) => (float[2,3] y) {
+    a = Add (x, z)
+    y = Relu (a)
+  })"));
+  ASSERT_TRUE(m);
+  const int64_t *x_dims = nullptr, *z_dims = nullptr, *again = nullptr;
+  ASSERT_EQ(api.value_shape(ValueOf(*m, "x"), &x_dims), 2);
+  ASSERT_EQ(api.value_shape(ValueOf(*m, "z"), &z_dims), 2);
+  ASSERT_EQ(api.value_shape(ValueOf(*m, "x"), &again), 2);
+  EXPECT_EQ(x_dims, z_dims);
+  EXPECT_EQ(x_dims, again);
+  KilnValue* a = ValueOf(*m, "a");
+  const int64_t dims[] = {5, 7, 9};
+  ASSERT_EQ(Take(api.value_set_tensor_type(a, KILN_ELEM_FLOAT, 3, dims, nullptr)), "");
+  const int64_t* a_dims = nullptr;
+  ASSERT_EQ(api.value_shape(a, &a_dims), 3);
+  EXPECT_EQ(std::vector<int64_t>(a_dims, a_dims + 3), (std::vector<int64_t>{5, 7, 9}));
+  const int64_t longer[] = {5, 7, 9, 11};
+  ASSERT_EQ(Take(api.value_set_tensor_type(a, KILN_ELEM_FLOAT, 4, longer, nullptr)), "");
+  const int64_t* a_now = nullptr;
+  ASSERT_EQ(api.value_shape(a, &a_now), 4);
+  EXPECT_NE(a_now, a_dims);
+  EXPECT_EQ(std::vector<int64_t>(a_now, a_now + 4), (std::vector<int64_t>{5, 7, 9, 11}));
+  EXPECT_EQ(std::vector<int64_t>(a_dims, a_dims + 3), (std::vector<int64_t>{5, 7, 9}));  // still as read
+  EXPECT_EQ(std::vector<int64_t>(x_dims, x_dims + 2), (std::vector<int64_t>{2, 3}));
+  // A rank over what fits on the stack, and a scalar (no dims).
+  std::vector<int64_t> many(40);
+  for (size_t i = 0; i < many.size(); ++i) many[i] = static_cast<int64_t>(i % 3 + 1);
+  ASSERT_EQ(Take(api.value_set_tensor_type(a, KILN_ELEM_FLOAT, 40, many.data(), nullptr)), "");
+  const int64_t* a_many = nullptr;
+  ASSERT_EQ(api.value_shape(a, &a_many), 40);
+  EXPECT_EQ(std::vector<int64_t>(a_many, a_many + 40), many);
+  ASSERT_EQ(Take(api.value_set_tensor_type(a, KILN_ELEM_FLOAT, 0, nullptr, nullptr)), "");
+  const int64_t* scalar = x_dims;
+  EXPECT_EQ(api.value_shape(a, &scalar), 0);
+  EXPECT_EQ(scalar, nullptr);
 }
 
 TEST_F(HostApi, StatusesAndTypes) {
