@@ -12,7 +12,8 @@
 # leaves out the process's start, which `kiln compile` pays on every file. Left out ("-") above WARM_MAX_NODES
 # nodes (default 200000) and with WARM=0.
 # Under each model's line, per level: the median seconds of the report's load, optimize and write phases and of the
-# PASS_TOP (default 6) passes that took the most, with their share of the whole process.
+# PASS_TOP (default 6) passes that took the most, with their share of the whole process; then, from the last run's
+# report, the resident memory after load, the peak, and the four steps that raised the peak most.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 build=${1:-build}
@@ -115,6 +116,17 @@ phases=' '.join('%s %.3f s'%(k[1:-1],med[k]) for k in ('[load]','[optimize]','[w
 passes=sorted((n for n in names if not n.startswith('[')), key=lambda n: -med[n])[:top]
 print('  %s: %s | %s'%(sys.argv[4], phases, ', '.join('%s %.3f s (%.0f%%)'%(n,med[n],100*med[n]/whole) for n in passes)))
 " "$work/passes.jsonl" "$mt" "${PASS_TOP:-6}" "$lvl"
+    # Memory, from the last run's report: resident after load, the peak, and the steps that raised the peak most.
+    "$gen" -c "
+import json,sys
+r=json.load(open(sys.argv[1])); mem=r.get('memory')
+if mem:
+    MB=lambda b: b/1048576
+    steps=[(s['bytes'],'+'.join(s['passes'])) for st in r['stages'] for s in st.get('peak_rss_raised_by',[])]
+    steps.sort(reverse=True)
+    print('  %s memory: %.0f MB after load, peak %.0f MB | raised by %s'%(sys.argv[2], MB(mem['rss_bytes']['load']),
+          MB(mem['peak_rss_bytes']['write']), ', '.join('%s +%.0f MB'%(n,MB(b)) for b,n in steps[:4]) or 'none'))
+" "$work/r.json" "$lvl"
   done
   [ "$ort_basic" = - ] || printf '%-16s ORT basic session creation %s s\n' "$name" "$ort_basic"
 done
