@@ -75,6 +75,23 @@ onnx::GraphProto* AddBranch(onnx::NodeProto* iff, const std::string& branch) {
   return b;
 }
 
+// A constant-true If in `g` whose branches each return a raw weight of their own (65 floats) through an Identity;
+// its output y is a graph output.
+void AddIfWithRawBranchWeights(onnx::GraphProto* g) {
+  auto* cond = g->add_initializer();
+  cond->set_name("cond");
+  cond->set_data_type(onnx::TensorProto::BOOL);
+  cond->set_raw_data(std::string(1, '\1'));
+  auto* iff = AddNode(g, "If", {"cond"}, {"y"});
+  for (const std::string branch : {"then_branch", "else_branch"}) {
+    auto* b = AddBranch(iff, branch);
+    AddRaw(b, branch + "_w", 65, 1.0f);
+    AddNode(b, "Identity", {branch + "_w"}, {branch + "_y"});
+    SetFloat(b->add_output(), branch + "_y");
+  }
+  SetFloat(g->add_output(), "y");
+}
+
 constexpr int kRawWeights = 12;
 
 // Weight i's element count: every third is under a page (copied when loaded), the others over (borrowed from the
@@ -349,18 +366,7 @@ TEST(WeightSplit, LargeAndSmallWeightsInterleavedSurviveAWrite) {
 TEST(WeightSplit, RawDataInSubgraphsIsWrittenInline) {
   onnx::ModelProto m = WeightsModel();
   auto* g = m.mutable_graph();
-  auto* cond = g->add_initializer();
-  cond->set_name("cond");
-  cond->set_data_type(onnx::TensorProto::BOOL);
-  cond->set_raw_data(std::string(1, '\1'));
-  auto* iff = AddNode(g, "If", {"cond"}, {"y"});
-  for (const std::string branch : {"then_branch", "else_branch"}) {
-    auto* b = AddBranch(iff, branch);
-    AddRaw(b, branch + "_w", 65, 1.0f);
-    AddNode(b, "Identity", {branch + "_w"}, {branch + "_y"});
-    SetFloat(b->add_output(), branch + "_y");
-  }
-  SetFloat(g->add_output(), "y");
+  AddIfWithRawBranchWeights(g);
   onnx::ModelProto back = RoundTrip(m, "subgraphs");
   int branches = 0;
   for (const auto& n : back.graph().node()) {
@@ -531,18 +537,7 @@ TEST(SerializeModel, GivesTheBytesWriteModelWritesWithEveryTensorInline) {
   auto* g = m.mutable_graph();
   AddRaw(g, "large", 70000, 3.5f);  // 280,000 bytes: written past protobuf's buffer
   g->mutable_node(0)->add_input("large");
-  auto* cond = g->add_initializer();
-  cond->set_name("cond");
-  cond->set_data_type(onnx::TensorProto::BOOL);
-  cond->set_raw_data(std::string(1, '\1'));
-  auto* iff = AddNode(g, "If", {"cond"}, {"y"});
-  for (const std::string branch : {"then_branch", "else_branch"}) {
-    auto* b = AddBranch(iff, branch);
-    AddRaw(b, branch + "_w", 65, 1.0f);
-    AddNode(b, "Identity", {branch + "_w"}, {branch + "_y"});
-    SetFloat(b->add_output(), branch + "_y");
-  }
-  SetFloat(g->add_output(), "y");
+  AddIfWithRawBranchWeights(g);
   fs::path in = Temp("serialize_in.onnx"), out = Temp("serialize_out.onnx"), ext = Temp("serialize_ext.onnx");
   Write(in, m.SerializeAsString());
   auto model = LoadModel(in.string());
