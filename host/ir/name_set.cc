@@ -5,36 +5,36 @@ namespace kiln {
 void NameSet::Build() {
   if (built_) return;
   built_ = true;
-  collect_([this](const std::string& n) { ++counts_[n]; });
+  collect_([this](const std::string& n) { ++counts_[Key(n)]; });
 }
 
 bool NameSet::Contains(std::string_view name) {
   Build();
-  return counts_.find(std::string(name)) != counts_.end();
+  return counts_.find(Key(name)) != counts_.end();
 }
 
 void NameSet::Note(const std::string& name) {
   if (!built_) return;
-  if (reserved_.erase(name) == 0) ++counts_[name];
+  if (reserved_.erase(name) == 0) ++counts_[Key(name)];
 }
 
 void NameSet::Forget(const std::string& name) {
   if (!built_) return;
-  auto it = counts_.find(name);
+  auto it = counts_.find(Key(name));
   if (it != counts_.end() && --it->second == 0) counts_.erase(it);
 }
 
 std::string NameSet::Fresh(std::string_view hint) {
   std::string base(hint.empty() ? std::string_view("v") : hint);
   if (!Contains(base)) {
-    ++counts_[base];
+    ++counts_[Key(base)];
     reserved_.insert(base);
     return base;
   }
   for (;;) {
     std::string candidate = base + "__" + std::to_string(++fresh_counter_);
     if (!Contains(candidate)) {
-      ++counts_[candidate];
+      ++counts_[Key(candidate)];
       reserved_.insert(candidate);
       return candidate;
     }

@@ -1,0 +1,68 @@
+// NameSet (host/ir/name_set.h): names counted by holder, built on first use, fresh names that no holder has, and
+// reservations that the value taking a fresh name consumes.
+#include "ir/name_set.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace kiln {
+namespace {
+
+TEST(NameSet, CountsEachHolderAndFreesANameWithItsLast) {
+  int builds = 0;
+  NameSet names([&](const auto& add) {
+    ++builds;
+    for (const std::string& n : std::vector<std::string>{"x", "y", "x"}) add(n);  // x held twice
+  });
+  names.Note("ignored");  // before the set is built, Note and Forget do nothing: Build collects the holders
+  EXPECT_EQ(builds, 0);
+  EXPECT_TRUE(names.Contains("x"));
+  EXPECT_EQ(builds, 1);
+  EXPECT_FALSE(names.Contains("ignored"));
+  names.Forget("x");
+  EXPECT_TRUE(names.Contains("x"));  // one holder left
+  names.Forget("x");
+  EXPECT_FALSE(names.Contains("x"));
+  names.Note("z");
+  EXPECT_TRUE(names.Contains("z"));
+  names.Forget("never held");  // nothing to forget: no effect
+  EXPECT_TRUE(names.Contains("y"));
+  EXPECT_EQ(builds, 1);
+}
+
+TEST(NameSet, FreshNamesAreFreeAndReservedUntilTaken) {
+  NameSet names([](const auto& add) {
+    add("v");
+    add("t");
+    add("t__1");
+  });
+  EXPECT_EQ(names.Fresh("u"), "u");  // free: the hint itself
+  EXPECT_TRUE(names.Contains("u"));  // reserved at once
+  EXPECT_EQ(names.Fresh("u"), "u__1");
+  names.Note("u");  // the value taking "u" consumes its reservation: one holder, not two
+  names.Forget("u");
+  EXPECT_FALSE(names.Contains("u"));
+  const std::string t = names.Fresh("t");
+  EXPECT_NE(t, "t");
+  EXPECT_NE(t, "t__1");  // held names are skipped
+  EXPECT_EQ(t.rfind("t__", 0), 0u);
+  EXPECT_EQ(names.Fresh("").rfind("v__", 0), 0u);  // an empty hint is "v", which is held
+}
+
+// Many names, held and freed in turn: what Contains says follows what is held (the set keys names by a hash of
+// their text; these names are distinct, and any two of them sharing a hash would be a 64-bit collision).
+TEST(NameSet, FollowsManyHoldersExactly) {
+  NameSet names([](const auto& add) {
+    for (int i = 0; i < 20000; ++i) add("/layers." + std::to_string(i) + "/Add_output_0");
+  });
+  ASSERT_TRUE(names.Contains("/layers.0/Add_output_0"));  // builds the set
+  for (int i = 0; i < 20000; i += 2) names.Forget("/layers." + std::to_string(i) + "/Add_output_0");
+  for (int i = 0; i < 20000; ++i)
+    ASSERT_EQ(names.Contains("/layers." + std::to_string(i) + "/Add_output_0"), i % 2 == 1) << i;
+  EXPECT_FALSE(names.Contains("/layers.20000/Add_output_0"));
+}
+
+}  // namespace
+}  // namespace kiln
