@@ -111,6 +111,30 @@ class JournalOnScaleModel : public ::testing::Test {
   Value* y = nullptr;
 };
 
+// A type set in a transaction comes back on undo: the empty type of a value that had none (its undo step holds
+// no copy), and a type with a symbolic shape, denotation and all, set twice.
+TEST_F(JournalOnScaleModel, TypesSetInATransactionComeBackOnUndo) {
+  Graph& g = m->graph();
+  Node* extra = g.AddNode("Add", {x, y}, 1, "extra");
+  Value* out = extra->output(0);
+  ASSERT_EQ(out->type(), Type());
+  const Type before_x = x->type();
+  Shape batch;
+  batch.dims = {Dim::Symbol("n"), Dim::Known(2)};
+  Type symbolic = Type::Tensor(DataType::kFloat, batch);
+  symbolic.set_denotation("TENSOR");
+  m->journal().Begin();
+  out->SetType(Type::Tensor(DataType::kFloat, Shape{{Dim::Known(2)}}));
+  out->SetType(symbolic);
+  x->SetType(symbolic);
+  x->SetType(Type::Tensor(DataType::kDouble));
+  EXPECT_EQ(out->type(), symbolic);
+  m->journal().Rollback();
+  EXPECT_EQ(out->type(), Type());
+  EXPECT_EQ(x->type(), before_x);
+  EXPECT_EQ(x->type().shape->dims.size(), 1u);
+}
+
 TEST_F(JournalOnScaleModel, ARemovedNodeLetsGoOfItsInputsAndTakesThemBackOnUndo) {
   Graph& g = m->graph();
   // An Add of x and y that nothing reads, removed in a transaction.
