@@ -1,6 +1,8 @@
 // The compile flow the CLI and the embedding API share; see compile_flow.h.
 #include "compile/compile_flow.h"
 
+#include <utility>
+
 #include "compile/resource_limits.h"
 #include "ir/model.h"
 #include "options/core_options.h"
@@ -104,12 +106,11 @@ nlohmann::json CompileFlow::Compile(Model& model, const std::string& model_name,
                        {"total", Seconds(times.started, written)}};
   // The process's resident memory after each phase and its peak so far (in a long-lived process, the peak may be
   // an earlier build's).
-  report["memory"] = {{"rss_bytes", {{"load", loaded.rss_bytes},
-                                     {"optimize", after_passes.rss_bytes},
-                                     {"write", after_write.rss_bytes}}},
-                      {"peak_rss_bytes", {{"load", loaded.peak_rss_bytes},
-                                          {"optimize", after_passes.peak_rss_bytes},
-                                          {"write", after_write.peak_rss_bytes}}}};
+  nlohmann::json& memory = report["memory"];
+  for (const auto& [phase, m] : {std::pair{"load", loaded}, {"optimize", after_passes}, {"write", after_write}}) {
+    memory["rss_bytes"][phase] = m.rss_bytes;
+    memory["peak_rss_bytes"][phase] = m.peak_rss_bytes;
+  }
   report["summary_after"] = ModelSummary(model);
   return report;
 }

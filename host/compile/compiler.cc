@@ -206,17 +206,20 @@ nlohmann::json StatsJson(const PassStats& s) {
 }
 
 // The steps of a stage that raised the process's peak resident memory by at least 1 MiB, with how much: where a
-// large model's peak is made. A walk names every pass that ran in it (or after it).
+// large model's peak is made. A walk names every pass that ran in it (or after it). Each reading after a step is
+// the next step's starting point, and the last is the stage's peak.
 struct PeakRaisers {
-  void Note(const PlannedStep& step, uint64_t peak_before) {
-    const uint64_t peak = PeakRssBytes();
-    if (peak < peak_before + (uint64_t{1} << 20)) return;
+  void After(const PlannedStep& step) {
+    const uint64_t before = peak;
+    peak = PeakRssBytes();
+    if (peak < before + (uint64_t{1} << 20)) return;
     nlohmann::json names = nlohmann::json::array();
     for (const auto* list : {&step.passes, &step.after_walk})
       for (const PlannedPass* pp : *list)
         if (pp->decision.run) names.push_back(pp->pass.name);
-    steps.push_back({{"passes", std::move(names)}, {"bytes", peak - peak_before}});
+    steps.push_back({{"passes", std::move(names)}, {"bytes", peak - before}});
   }
+  uint64_t peak = PeakRssBytes();
   nlohmann::json steps = nlohmann::json::array();
 };
 
@@ -269,13 +272,12 @@ nlohmann::json Compiler::Run(Model& model, const ResolvedPipeline& resolved, con
     PeakRaisers raisers;
     for (const PlannedStep& step : StageSteps(stage)) {
       if (!step.Runs()) continue;
-      const uint64_t peak_before = PeakRssBytes();
       if (step.kind == PlannedStep::Kind::kGraphPass) {
         const PlannedPass& pp = *step.passes.front();
         const PassInfo& info = RunnablePass(pp, PassInfo::Kind::kGraph, "");
         owned_graph.push_back(info.make_graph(passes_.CompleteArgs(info, ArgsOf(pp.pass))));
         driver.RunGraphPass(*owned_graph.back());
-        raisers.Note(step, peak_before);
+        raisers.After(step);
         continue;
       }
       std::vector<NodePass*> walk, after;
@@ -293,7 +295,7 @@ nlohmann::json Compiler::Run(Model& model, const ResolvedPipeline& resolved, con
         after.push_back(owned_node.back().get());
       }
       driver.RunNodePasses(walk, after);
-      raisers.Note(step, peak_before);
+      raisers.After(step);
     }
     nlohmann::json sj;
     sj["name"] = stage.name;
@@ -301,7 +303,7 @@ nlohmann::json Compiler::Run(Model& model, const ResolvedPipeline& resolved, con
     sj["passes"] = nlohmann::json::array();
     for (const PassStats& s : driver.stats()) sj["passes"].push_back(StatsJson(s));
     sj["skipped"] = skipped;
-    sj["peak_rss_bytes"] = PeakRssBytes();
+    sj["peak_rss_bytes"] = raisers.peak;
     sj["peak_rss_raised_by"] = std::move(raisers.steps);
     report["stages"].push_back(std::move(sj));
   }

@@ -25,20 +25,13 @@ void NameSet::Forget(const std::string& name) {
 }
 
 std::string NameSet::Fresh(std::string_view hint) {
-  std::string base(hint.empty() ? std::string_view("v") : hint);
-  if (!Contains(base)) {
-    ++counts_[Key(base)];
-    reserved_.insert(base);
-    return base;
-  }
-  for (;;) {
-    std::string candidate = base + "__" + std::to_string(++fresh_counter_);
-    if (!Contains(candidate)) {
-      ++counts_[Key(candidate)];
-      reserved_.insert(candidate);
-      return candidate;
-    }
-  }
+  Build();
+  const std::string_view base = hint.empty() ? std::string_view("v") : hint;
+  std::string name(base);
+  // The first name no holder has, counted (reserved) as it is found.
+  while (!counts_.try_emplace(Key(name), 1).second) name = std::string(base) + "__" + std::to_string(++fresh_counter_);
+  reserved_.insert(name);
+  return name;
 }
 
 }  // namespace kiln

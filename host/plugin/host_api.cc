@@ -8,9 +8,11 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <functional>
 #include <limits>
 #include <mutex>
 #include <new>
+#include <string_view>
 #include <unordered_map>
 
 #include "ir/graph.h"
@@ -204,8 +206,8 @@ const KilnTensorView* CallFrame::View(const Tensor& t, Bytes which) {
 
 const int64_t* CallFrame::Dims(std::span<const int64_t> dims) {
   if (dims.empty()) return nullptr;
-  size_t h = dims.size();
-  for (int64_t d : dims) h = (h ^ static_cast<size_t>(d)) * 1099511628211ULL;
+  const size_t h = std::hash<std::string_view>()(
+      std::string_view(reinterpret_cast<const char*>(dims.data()), dims.size_bytes()));
   auto [first, last] = dims_.equal_range(h);
   for (auto it = first; it != last; ++it)
     if (std::ranges::equal(it->second, dims)) return it->second.data();

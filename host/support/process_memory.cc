@@ -33,8 +33,8 @@ ProcessMemory ReadProcessMemory() {
   ProcessMemory m;
   // statm: total program size, then resident set size, in pages.
   if (std::FILE* f = std::fopen("/proc/self/statm", "r")) {
-    unsigned long long size = 0, resident = 0;
-    if (std::fscanf(f, "%llu %llu", &size, &resident) == 2) {
+    unsigned long long resident = 0;
+    if (std::fscanf(f, "%*s %llu", &resident) == 1) {
       const long page = ::sysconf(_SC_PAGESIZE);
       if (page > 0) m.rss_bytes = resident * static_cast<uint64_t>(page);
     }

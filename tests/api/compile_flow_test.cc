@@ -41,6 +41,18 @@ std::pair<ExitCode, std::string> ErrorOf(Fn&& fn) {
   return {ExitCode::kOk, ""};
 }
 
+// A flow whose session sets oo.level to `level`, with the request and resolved pipeline that Compile takes.
+struct FlowAt {
+  explicit FlowAt(const std::string& level)
+      : session(flow.SetOptions(OptionPlace::kSession, {{"oo.level", level, "session"}})),
+        request(flow.Request(&session, nullptr)),
+        resolved(flow.Resolve(request)) {}
+  CompileFlow flow{{}, std::nullopt};
+  OptionLayer session;
+  CompileRequest request;
+  ResolvedPipeline resolved;
+};
+
 TEST(CompileFlow, OptionsMayBeThoseOfThePipelinesPlugins) {
   CompileFlow flow({}, std::nullopt);
   OptionLayer session = flow.SetOptions(
@@ -120,17 +132,14 @@ TEST(CompileFlow, TheGraphLayersLevelOverTheSessionsPicksThePipelineWhosePlugins
 }
 
 TEST(CompileFlow, CompileRunsWritesAndCompletesTheReport) {
-  CompileFlow flow({}, std::nullopt);
-  OptionLayer session = flow.SetOptions(OptionPlace::kSession, {{"oo.level", "O1", "session"}});
-  CompileRequest request = flow.Request(&session, nullptr);
-  ResolvedPipeline resolved = flow.Resolve(request);
+  FlowAt f("O1");
   LoadTimes times;
   times.started = std::chrono::steady_clock::now();
   std::unique_ptr<Model> model = LoadModel(kSample);
   times.loaded = std::chrono::steady_clock::now();
   int writes = 0;
   size_t written_nodes = 0;
-  nlohmann::json report = flow.Compile(*model, "sample", resolved, request, times, [&](Model& m) {
+  nlohmann::json report = f.flow.Compile(*model, "sample", f.resolved, f.request, times, [&](Model& m) {
     ++writes;
     written_nodes = m.graph().CountNodes(true);
   });
@@ -159,14 +168,11 @@ TEST(CompileFlow, CompileRunsWritesAndCompletesTheReport) {
 // The report's memory section: the process's resident memory after each phase and its peak so far, which grows
 // by what a phase holds at once (here the write, which touches 64 MiB on top of what the compile left resident).
 TEST(CompileFlow, TheReportRecordsEachPhasesResidentMemoryAndPeak) {
-  CompileFlow flow({}, std::nullopt);
-  OptionLayer session = flow.SetOptions(OptionPlace::kSession, {{"oo.level", "O1", "session"}});
-  CompileRequest request = flow.Request(&session, nullptr);
-  ResolvedPipeline resolved = flow.Resolve(request);
+  FlowAt f("O1");
   std::unique_ptr<Model> model = LoadModel(kSample);
   auto now = std::chrono::steady_clock::now();
   constexpr size_t kWritten = size_t{64} << 20;
-  nlohmann::json report = flow.Compile(*model, "sample", resolved, request, {now, now}, [&](Model&) {
+  nlohmann::json report = f.flow.Compile(*model, "sample", f.resolved, f.request, {now, now}, [&](Model&) {
     std::vector<char> block(kWritten);
     for (size_t i = 0; i < block.size(); i += 4096) block[i] = static_cast<char>(i >> 12 | 1);
     asm volatile("" : : "g"(block.data()) : "memory");  // the pages are written, so resident: keep the writes
@@ -184,14 +190,11 @@ TEST(CompileFlow, TheReportRecordsEachPhasesResidentMemoryAndPeak) {
 }
 
 TEST(CompileFlow, AFailingWriteIsTheCompilesError) {
-  CompileFlow flow({}, std::nullopt);
-  OptionLayer session = flow.SetOptions(OptionPlace::kSession, {{"oo.level", "O0", "session"}});
-  CompileRequest request = flow.Request(&session, nullptr);
-  ResolvedPipeline resolved = flow.Resolve(request);
+  FlowAt f("O0");
   std::unique_ptr<Model> model = LoadModel(kSample);
   auto now = std::chrono::steady_clock::now();
   auto [code, message] = ErrorOf([&] {
-    flow.Compile(*model, "sample", resolved, request, {now, now}, [](Model&) { throw ModelError("too big"); });
+    f.flow.Compile(*model, "sample", f.resolved, f.request, {now, now}, [](Model&) { throw ModelError("too big"); });
   });
   EXPECT_EQ(code, ExitCode::kInvalidModel);
   EXPECT_EQ(message, "too big");
