@@ -11,7 +11,9 @@
 #include <cstdlib>
 #include <new>
 #include <cstring>
+#include <map>
 #include <mutex>
+#include <shared_mutex>
 
 #include "support/error.h"
 #include "support/page_advice.h"
@@ -96,6 +98,40 @@ class ZeroedBuffer final : public Buffer {
 
 std::atomic<uint64_t> aligned_copy_bytes{0};
 
+// The mapped files that keep their descriptor, by the address their mapping starts at, for Buffer::CopyStored.
+struct LiveMapping {
+  uintptr_t end;
+  int fd;
+};
+std::shared_mutex live_mappings_mu;
+std::map<uintptr_t, LiveMapping> live_mappings;
+
+// Below this a range is copied from the mapping: a system call costs more than the few pages it would spare.
+constexpr size_t kReadFromFileBytes = size_t{64} << 10;
+
+// The descriptor and file offset of [at, at + size) when the range lies inside one live mapping.
+std::optional<Buffer::FileSpan> LiveFileSpan(const void* at, size_t size) {
+  const auto begin = reinterpret_cast<uintptr_t>(at);
+  std::shared_lock lock(live_mappings_mu);
+  auto it = live_mappings.upper_bound(begin);
+  if (it == live_mappings.begin()) return std::nullopt;
+  --it;
+  if (begin >= it->second.end || size > it->second.end - begin) return std::nullopt;
+  return Buffer::FileSpan{it->second.fd, begin - it->first};
+}
+
+// Reads out.size() bytes of `fd` from `offset`; false when the file gives fewer (shortened meanwhile) or fails.
+bool ReadFile(int fd, uint64_t offset, std::span<std::byte> out) {
+  while (!out.empty()) {
+    const ssize_t got = ::pread(fd, out.data(), out.size(), static_cast<off_t>(offset));
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) return false;
+    out = out.subspan(static_cast<size_t>(got));
+    offset += static_cast<uint64_t>(got);
+  }
+  return true;
+}
+
 // A misaligned window whose aligned copy is made on first use (Buffer::AlignedSlice). From then on the copy serves
 // raw_bytes() too, and the window's whole pages of a mapped file are given back: the bytes would otherwise be
 // resident twice (ResNet-50's batch-norm folding reads 72 MB of such weights).
@@ -106,7 +142,7 @@ class LazilyAlignedSlice final : public Buffer {
   const std::byte* data() const override {
     std::call_once(copied_, [this] {
       auto copy = Buffer::Zeros(size_);  // aligned for any element type; mapped in huge pages when large
-      std::memcpy(const_cast<std::byte*>(copy->data()), whole_->raw_bytes().data() + offset_, size_);
+      CopyStored(whole_->raw_bytes().data() + offset_, {const_cast<std::byte*>(copy->data()), size_});
       copy_ = std::move(copy);
       aligned_.store(copy_->data(), std::memory_order_release);
       aligned_copy_bytes.fetch_add(size_, std::memory_order_relaxed);
@@ -144,9 +180,16 @@ class MappedFile final : public Buffer {
       files_kept_open.fetch_sub(1, std::memory_order_relaxed);
       ::close(fd_);
       fd_ = -1;
+      return;
     }
+    std::unique_lock lock(live_mappings_mu);
+    live_mappings[reinterpret_cast<uintptr_t>(addr_)] = {reinterpret_cast<uintptr_t>(addr_) + size_, fd_};
   }
   ~MappedFile() override {
+    if (fd_ >= 0) {
+      std::unique_lock lock(live_mappings_mu);
+      live_mappings.erase(reinterpret_cast<uintptr_t>(addr_));
+    }
     if (addr_ != nullptr) munmap(addr_, size_);
     if (fd_ >= 0) {
       ::close(fd_);
@@ -202,6 +245,14 @@ std::shared_ptr<const Buffer> Buffer::AlignedSlice(std::shared_ptr<const Buffer>
   if (size == 0 || reinterpret_cast<uintptr_t>(whole->data() + offset) % align == 0)
     return Slice(std::move(whole), offset, size);
   return std::make_shared<LazilyAlignedSlice>(std::move(whole), offset, size);
+}
+
+void Buffer::CopyStored(const void* at, std::span<std::byte> out) {
+  if (out.empty()) return;
+  if (out.size() >= kReadFromFileBytes)
+    if (std::optional<FileSpan> span = LiveFileSpan(at, out.size()); span && ReadFile(span->fd, span->offset, out))
+      return;
+  std::memcpy(out.data(), at, out.size());
 }
 
 size_t Buffer::PageSize() {

@@ -2,10 +2,12 @@
 // (types, symbolic shapes, producers and consumers, constant data) and, since ABI 1.1, subgraphs. None of them
 // changes the graph; a NULL handle or an index out of range reads as "nothing" (NULL, 0, -1).
 #include <algorithm>
+#include <cstring>
 #include <span>
 #include <string>
 
 #include "analysis/topo_cache.h"
+#include "ir/buffer.h"
 #include "ir/graph.h"
 #include "ir/model.h"
 #include "ir/topo_order.h"
@@ -144,6 +146,16 @@ KilnStatus* ValueConstantRead(KilnValue* v, uint64_t offset, uint64_t size, void
   });
 }
 
+// ---- 1.11
+void StoredBytesRead(const void* at, uint64_t size, void* out) {
+  if (size == 0) return;
+  try {
+    Buffer::CopyStored(at, {static_cast<std::byte*>(out), static_cast<size_t>(size)});
+  } catch (...) {  // the registry's lock failing: the slot cannot fail, so copy as the caller would have
+    std::memcpy(out, at, static_cast<size_t>(size));
+  }
+}
+
 // ---- subgraphs (1.1)
 size_t NodeSubgraphCount(KilnNode* n) {
   return GuardedValue<size_t>(0, [&] { return n ? FromKiln(n)->subgraphs().size() : size_t{0}; });
@@ -203,6 +215,7 @@ void FillGraphSlots(KilnHostApi& api) {
   api.value_constant_data = ValueConstantData;
   api.value_constant_bytes = ValueConstantBytes;
   api.value_constant_read = ValueConstantRead;
+  api.stored_bytes_read = StoredBytesRead;
   api.node_subgraph_count = NodeSubgraphCount;
   api.node_subgraph = NodeSubgraph;
   api.attr_graph = AttrGraph;

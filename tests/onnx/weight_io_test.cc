@@ -313,6 +313,38 @@ TEST(WeightSplit, PagesNoWindowCoversLeaveTheResidentSet) {
   fs::remove(p);
 }
 
+// Buffer::CopyStored (and so Buffer::Read, an aligned copy and ABI 1.11's stored_bytes_read) reads a large range of
+// a mapped file from the file, touching none of the mapping's pages, and copies anything else as memcpy would.
+TEST(Buffer, CopyStoredReadsLargeRangesOfAMappedFileFromTheFile) {
+  std::string bytes((1 << 20) + 3, '\0');
+  for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<char>(i * 13 % 251);
+  fs::path p = fs::canonical(fs::temp_directory_path()) / ("kiln_weight_io_" + std::to_string(::getpid()) + "_copy.bin");
+  Write(p, bytes);
+  std::shared_ptr<const Buffer> file = Buffer::MapFile(p.string());
+  auto as_string = [](std::span<const std::byte> b) { return std::string(reinterpret_cast<const char*>(b.data()), b.size()); };
+  std::vector<std::byte> out(600000);
+  Buffer::CopyStored(file->data() + 3, out);
+  EXPECT_EQ(as_string(out), bytes.substr(3, out.size()));
+  std::shared_ptr<const Buffer> misaligned = Buffer::AlignedSlice(file, 4097, 500000, 8);
+  EXPECT_EQ(as_string(misaligned->bytes()), bytes.substr(4097, 500000));
+  Buffer::Slice(file, 10, 700000)->Read(5, std::span<std::byte>(out).first(300000));
+  EXPECT_EQ(as_string(std::span<std::byte>(out).first(300000)), bytes.substr(15, 300000));
+  long kb = ResidentKb(p);
+  ASSERT_GE(kb, 0) << "no mapping of " << p << " in /proc/self/smaps";
+  EXPECT_LE(kb, 8) << "pages of the mapping were read";
+  // A range running past the mapping's end is no file's: copied from where it lies (here the heap).
+  std::string heap(100000, 'x');
+  std::vector<std::byte> got(heap.size());
+  Buffer::CopyStored(heap.data(), got);
+  EXPECT_EQ(as_string(got), heap);
+  // A small range is copied through the mapping: a system call would cost more.
+  std::vector<std::byte> small(100);
+  Buffer::CopyStored(file->data() + 50, small);
+  EXPECT_EQ(as_string(small), bytes.substr(50, 100));
+  EXPECT_GT(ResidentKb(p), kb);
+  fs::remove(p);
+}
+
 TEST(WeightSplit, LoadedValuesMatchAndSurviveAStreamedWrite) {
   onnx::ModelProto m = WeightsModel();
   onnx::ModelProto back = RoundTrip(m, "values");

@@ -168,7 +168,7 @@ static_assert(offsetof(KilnOutlineInfo, reserved0) == 44);
 static_assert(offsetof(KilnOutlineInfo, embed_constant_max_bytes) == 48);
 static_assert(offsetof(KilnOutlineInfo, call_name) == 56);
 
-static_assert(sizeof(KilnHostApi) == 1528);  // grows with every minor version
+static_assert(sizeof(KilnHostApi) == 1536);  // grows with every minor version
 static_assert(offsetof(KilnHostApi, struct_size) == 0);
 static_assert(offsetof(KilnHostApi, abi_version) == 8);
 static_assert(offsetof(KilnHostApi, reserved0) == 12);
@@ -361,6 +361,7 @@ static_assert(offsetof(KilnHostApi, target_storage_shape) == 1496);  // since 1.
 static_assert(offsetof(KilnHostApi, value_constant_bytes) == 1504);  // since 1.8
 static_assert(offsetof(KilnHostApi, graph_create_computed_constant) == 1512);  // since 1.10
 static_assert(offsetof(KilnHostApi, value_constant_read) == 1520);  // since 1.10
+static_assert(offsetof(KilnHostApi, stored_bytes_read) == 1528);  // since 1.11
 
 // ---- the constants of 1.2 ----
 static_assert(KILN_ABI_VERSION_1_2 == 0x00010002u);
@@ -428,6 +429,10 @@ static_assert(std::is_same_v<decltype(KilnHostApi::graph_create_computed_constan
 static_assert(std::is_same_v<decltype(KilnHostApi::value_constant_read),
                              KilnStatus* (*)(KilnValue*, uint64_t, uint64_t, void*)>);
 
+// ---- 1.11 ----
+static_assert(KILN_ABI_VERSION_1_11 == 0x0001000Bu);
+static_assert(std::is_same_v<decltype(KilnHostApi::stored_bytes_read), void (*)(const void*, uint64_t, void*)>);
+
 // ---- the entry point never changes ----
 static_assert(std::is_same_v<decltype(&kiln_plugin_entry), KilnPluginEntryFn>);
 static_assert(std::is_same_v<KilnPluginEntryFn,
@@ -436,7 +441,7 @@ static_assert(std::is_same_v<KilnPluginEntryFn,
 namespace {
 
 TEST(AbiVersion, MacrosPackMajorAndMinor) {
-  EXPECT_EQ(KILN_ABI_VERSION, 0x0001000Au);
+  EXPECT_EQ(KILN_ABI_VERSION, 0x0001000Bu);
   EXPECT_EQ(KILN_ABI_VERSION_1_0, 0x00010000u);
   EXPECT_EQ(KILN_ABI_VERSION_1_1, 0x00010001u);
   EXPECT_EQ(KILN_ABI_VERSION_1_2, 0x00010002u);
@@ -447,9 +452,10 @@ TEST(AbiVersion, MacrosPackMajorAndMinor) {
   EXPECT_EQ(KILN_ABI_VERSION_1_7, 0x00010007u);
   EXPECT_EQ(KILN_ABI_VERSION_1_8, 0x00010008u);
   EXPECT_EQ(KILN_ABI_VERSION_1_9, 0x00010009u);
-  EXPECT_EQ(KILN_ABI_VERSION_1_10, KILN_ABI_VERSION);
+  EXPECT_EQ(KILN_ABI_VERSION_1_10, 0x0001000Au);
+  EXPECT_EQ(KILN_ABI_VERSION_1_11, KILN_ABI_VERSION);
   EXPECT_EQ(KILN_ABI_VERSION_GET_MAJOR(KILN_ABI_VERSION), 1u);
-  EXPECT_EQ(KILN_ABI_VERSION_GET_MINOR(KILN_ABI_VERSION), 10u);
+  EXPECT_EQ(KILN_ABI_VERSION_GET_MINOR(KILN_ABI_VERSION), 11u);
   EXPECT_EQ(KILN_ABI_VERSION_GET_MAJOR(KILN_MAKE_ABI_VERSION(2, 7)), 2u);
   EXPECT_EQ(KILN_ABI_VERSION_GET_MINOR(KILN_MAKE_ABI_VERSION(2, 7)), 7u);
   EXPECT_STREQ(KILN_PLUGIN_ENTRY_SYMBOL, "kiln_plugin_entry");

@@ -456,6 +456,44 @@ TEST_F(WrapperTest, StoredBytesAreReadByCopyingOutOfAnyAddress) {
   EXPECT_EQ(older.At<float>(2), 3.25f);
 }
 
+// ABI 1.11: StoredTensor copies stored bytes out through the host's stored_bytes_read (which reads a mapped model
+// file's bytes from the file); on a host before it, with memcpy. ReadBytes refuses a range past the end.
+size_t g_stored_reads = 0;
+void CountingStoredRead(const void* at, uint64_t size, void* out) {
+  ++g_stored_reads;
+  std::memcpy(out, at, static_cast<size_t>(size));
+}
+
+TEST_F(WrapperTest, StoredBytesAreCopiedThroughTheHostWhereItCan) {
+  const float values[4] = {1.5f, -2.f, 3.25f, 9.f};
+  alignas(8) unsigned char file[sizeof values + 3];
+  std::memcpy(file + 3, values, sizeof values);
+  const int64_t dims[] = {4};
+  KilnValue v{{sizeof(KilnTensorView), KILN_ELEM_FLOAT, 1, dims, const_cast<float*>(values), sizeof values},
+              {sizeof(KilnTensorView), KILN_ELEM_FLOAT, 1, dims, file + 3, sizeof values}};
+  host_.stored_bytes_read = CountingStoredRead;
+  g_stored_reads = 0;
+  sdk::StoredTensor t = sdk::Value(&v).ConstantBytes();
+  float got[2] = {};
+  t.ReadBytes(sizeof(float), std::as_writable_bytes(std::span<float>(got)));
+  EXPECT_EQ(got[0], -2.f);
+  EXPECT_EQ(got[1], 3.25f);
+  EXPECT_EQ(t.At<float>(3), 9.f);
+  EXPECT_EQ(g_stored_reads, 2u);
+  try {
+    t.ReadBytes(3 * sizeof(float), std::as_writable_bytes(std::span<float>(got)));
+    FAIL() << "bytes 12..20 of 16";
+  } catch (const sdk::Error& e) {
+    EXPECT_EQ(e.code(), KILN_STATUS_OUT_OF_RANGE);
+  }
+  host_.struct_size = KILN_STRUCT_SIZE_UNTIL(KilnHostApi, value_constant_read);  // a 1.10 host
+  host_.abi_version = KILN_ABI_VERSION_1_10;
+  t.ReadBytes(2 * sizeof(float), std::as_writable_bytes(std::span<float>(got)));
+  EXPECT_EQ(got[0], 3.25f);
+  EXPECT_EQ(got[1], 9.f);
+  EXPECT_EQ(g_stored_reads, 2u);
+}
+
 // ABI 1.10: on a host before it, a range of a constant's bytes is copied out of the stored bytes, and a range past
 // their end is refused.
 TEST_F(WrapperTest, ConstantRangesOnAnOlderHostComeFromTheStoredBytes) {

@@ -70,6 +70,8 @@
  *        they are first needed (writing the model streams them to the file a piece at a time, so a pass that
  *        rewrites a large weight never holds the new bytes whole), and value_constant_read, a range of a constant's
  *        bytes (only that range of a computed one is made).
+ *   1.11 stored_bytes_read: copies stored bytes the host handed out, reading them from the model file where they
+ *        lie in its mapping (a computed constant that reads each source byte once goes several times faster).
  *
  * This header compiles as C99 and as C++.
  */
@@ -88,7 +90,7 @@ extern "C" {
  * ------------------------------------------------------------------------------------------------------------- */
 
 #define KILN_ABI_VERSION_MAJOR 1
-#define KILN_ABI_VERSION_MINOR 10
+#define KILN_ABI_VERSION_MINOR 11
 /* Casts that C++ code compiled with -Wold-style-cast also accepts. */
 #ifdef __cplusplus
 #define KILN_U32_(x) static_cast<uint32_t>(x)
@@ -115,6 +117,7 @@ extern "C" {
 #define KILN_ABI_VERSION_1_8 KILN_MAKE_ABI_VERSION(1, 8)
 #define KILN_ABI_VERSION_1_9 KILN_MAKE_ABI_VERSION(1, 9)
 #define KILN_ABI_VERSION_1_10 KILN_MAKE_ABI_VERSION(1, 10)
+#define KILN_ABI_VERSION_1_11 KILN_MAKE_ABI_VERSION(1, 11)
 
 /** The name of the entry symbol, for the loader. */
 #define KILN_PLUGIN_ENTRY_SYMBOL "kiln_plugin_entry"
@@ -395,7 +398,8 @@ typedef void (*KilnDestroyFn)(void* user_data);
 typedef KilnStatus* (*KilnPreparePassFn)(void* user_data);
 /** graph_create_computed_constant's callback (since 1.10): writes bytes [offset, offset + size) of the constant to
     `out` (aligned for the element type), reading the sources' stored bytes (as value_constant_bytes shows them:
-    possibly misaligned, read with memcpy). offset and size are multiples of the element size. */
+    possibly misaligned, read with memcpy, or since 1.11 with stored_bytes_read). offset and size are multiples of
+    the element size. */
 typedef KilnStatus* (*KilnComputeBytesFn)(void* state, const KilnTensorView* const* sources, size_t source_count,
                                           uint64_t offset, uint64_t size, void* out);
 
