@@ -456,6 +456,17 @@ TEST_F(WrapperTest, StoredBytesAreReadByCopyingOutOfAnyAddress) {
   EXPECT_EQ(older.At<float>(2), 3.25f);
 }
 
+// Four floats as a constant whose stored bytes sit 3 bytes past an aligned address, as a weight in a file can.
+struct MisalignedConstant {
+  static constexpr float kValues[4] = {1.5f, -2.f, 3.25f, 9.f};
+  alignas(8) unsigned char file[sizeof kValues + 3] = {};
+  const int64_t dims[1] = {4};
+  KilnValue value{{sizeof(KilnTensorView), KILN_ELEM_FLOAT, 1, dims, const_cast<float*>(kValues), sizeof kValues},
+                  {sizeof(KilnTensorView), KILN_ELEM_FLOAT, 1, dims, file + 3, sizeof kValues}};
+  MisalignedConstant() { std::memcpy(file + 3, kValues, sizeof kValues); }
+  MisalignedConstant(const MisalignedConstant&) = delete;  // the views point into it
+};
+
 // ABI 1.11: StoredTensor copies stored bytes out through the host's stored_bytes_read (which reads a mapped model
 // file's bytes from the file); on a host before it, with memcpy. ReadBytes refuses a range past the end.
 size_t g_stored_reads = 0;
@@ -465,12 +476,8 @@ void CountingStoredRead(const void* at, uint64_t size, void* out) {
 }
 
 TEST_F(WrapperTest, StoredBytesAreCopiedThroughTheHostWhereItCan) {
-  const float values[4] = {1.5f, -2.f, 3.25f, 9.f};
-  alignas(8) unsigned char file[sizeof values + 3];
-  std::memcpy(file + 3, values, sizeof values);
-  const int64_t dims[] = {4};
-  KilnValue v{{sizeof(KilnTensorView), KILN_ELEM_FLOAT, 1, dims, const_cast<float*>(values), sizeof values},
-              {sizeof(KilnTensorView), KILN_ELEM_FLOAT, 1, dims, file + 3, sizeof values}};
+  MisalignedConstant c;
+  KilnValue& v = c.value;
   host_.stored_bytes_read = CountingStoredRead;
   g_stored_reads = 0;
   sdk::StoredTensor t = sdk::Value(&v).ConstantBytes();
@@ -497,12 +504,8 @@ TEST_F(WrapperTest, StoredBytesAreCopiedThroughTheHostWhereItCan) {
 // ABI 1.10: on a host before it, a range of a constant's bytes is copied out of the stored bytes, and a range past
 // their end is refused.
 TEST_F(WrapperTest, ConstantRangesOnAnOlderHostComeFromTheStoredBytes) {
-  const float values[4] = {1.5f, -2.f, 3.25f, 9.f};
-  alignas(8) unsigned char file[sizeof values + 3];
-  std::memcpy(file + 3, values, sizeof values);
-  const int64_t dims[] = {4};
-  KilnValue v{{sizeof(KilnTensorView), KILN_ELEM_FLOAT, 1, dims, const_cast<float*>(values), sizeof values},
-              {sizeof(KilnTensorView), KILN_ELEM_FLOAT, 1, dims, file + 3, sizeof values}};
+  MisalignedConstant c;
+  KilnValue& v = c.value;
   host_.struct_size = KILN_STRUCT_SIZE_UNTIL(KilnHostApi, value_constant_bytes);  // a 1.9 host
   host_.abi_version = KILN_ABI_VERSION_1_9;
   float got[2] = {};
