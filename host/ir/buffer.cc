@@ -98,7 +98,11 @@ class ZeroedBuffer final : public Buffer {
 
 std::atomic<uint64_t> aligned_copy_bytes{0};
 
-// The mapped files that keep their descriptor, by the address their mapping starts at, for Buffer::CopyStored.
+// The mapped files that keep their descriptor open, by the address their mapping starts at: for file_span() and
+// Buffer::CopyStored. At most kMaxFilesKeptOpen, so that a model split over thousands of external-data files cannot
+// run the process out of descriptors: past the cap a mapping closes its descriptor and its bytes are written and
+// read from memory, as before there were file spans.
+constexpr size_t kMaxFilesKeptOpen = 256;
 struct LiveMapping {
   uintptr_t end;
   int fd;
@@ -166,35 +170,26 @@ class LazilyAlignedSlice final : public Buffer {
   mutable std::atomic<const std::byte*> aligned_{nullptr};
 };
 
-// How many mapped files keep their descriptor open (for file_span), so that a model split over thousands of
-// external-data files cannot run the process out of descriptors: past the cap a mapping closes its descriptor and
-// its bytes are written from memory, as before there were file spans.
-std::atomic<int> files_kept_open{0};
-constexpr int kMaxFilesKeptOpen = 256;
-
 class MappedFile final : public Buffer {
  public:
   // Takes `fd`: keeps it for file_span() while fewer than kMaxFilesKeptOpen mappings do, else closes it.
   MappedFile(void* addr, size_t size, int fd) : addr_(addr), size_(size), fd_(fd) {
-    if (files_kept_open.fetch_add(1, std::memory_order_relaxed) >= kMaxFilesKeptOpen) {
-      files_kept_open.fetch_sub(1, std::memory_order_relaxed);
-      ::close(fd_);
-      fd_ = -1;
+    const auto at = reinterpret_cast<uintptr_t>(addr_);
+    std::unique_lock lock(live_mappings_mu);
+    if (live_mappings.size() < kMaxFilesKeptOpen) {
+      live_mappings[at] = {at + size_, fd_};
       return;
     }
-    std::unique_lock lock(live_mappings_mu);
-    live_mappings[reinterpret_cast<uintptr_t>(addr_)] = {reinterpret_cast<uintptr_t>(addr_) + size_, fd_};
+    ::close(fd_);
+    fd_ = -1;
   }
   ~MappedFile() override {
-    if (fd_ >= 0) {
+    if (fd_ >= 0) {  // forgotten before unmapping: a new mapping may then take the address
       std::unique_lock lock(live_mappings_mu);
       live_mappings.erase(reinterpret_cast<uintptr_t>(addr_));
+      ::close(fd_);
     }
     if (addr_ != nullptr) munmap(addr_, size_);
-    if (fd_ >= 0) {
-      ::close(fd_);
-      files_kept_open.fetch_sub(1, std::memory_order_relaxed);
-    }
   }
   const std::byte* data() const override { return static_cast<const std::byte*>(addr_); }
   size_t size() const override { return size_; }

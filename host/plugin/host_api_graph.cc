@@ -148,7 +148,6 @@ KilnStatus* ValueConstantRead(KilnValue* v, uint64_t offset, uint64_t size, void
 
 // ---- 1.11
 void StoredBytesRead(const void* at, uint64_t size, void* out) {
-  if (size == 0) return;
   try {
     Buffer::CopyStored(at, {static_cast<std::byte*>(out), static_cast<size_t>(size)});
   } catch (...) {  // the registry's lock failing: the slot cannot fail, so copy as the caller would have

@@ -23,10 +23,10 @@ std::span<const float> FloatConstant(const sdk::Value& v, int64_t count) {
 }
 
 // w[i] *= f for each float of `w`, multiplied in double and rounded once. The weights were just copied into `w`
-// (a piece of at most 256 KiB, still in the core's cache), so this pass over them reads no memory. The loop is
-// plain so the compiler vectorises it: ResNet-50 scales 25M weights, and Eigen 3.4 does not vectorise a float ->
-// double -> float cast. GCC 12 vectorises it only under the dynamic cost model (CMakeLists.txt) and only out of
-// line: inlined into Run, whose calls can throw, it stays scalar (-fopt-info-vec says which).
+// (when the writer streams them, a piece of 256 KiB still in the core's cache). The loop is plain so the compiler
+// vectorises it: ResNet-50 scales 25M weights, and Eigen 3.4 does not vectorise a float -> double -> float cast.
+// GCC 12 vectorises it only under the dynamic cost model (CMakeLists.txt) and only out of line: inlined into Run,
+// whose calls can throw, it stays scalar (-fopt-info-vec says which).
 [[gnu::noinline]] void ScaleFloats(std::span<float> w, double f) {
   for (float& x : w) x = static_cast<float>(static_cast<double>(x) * f);
 }
