@@ -53,14 +53,16 @@ std::string AnnotationsJson(const Model& m) {
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);  // a name need not be UTF-8
 }
 
-// The main graph's nodes and value_info entries and the model's functions, serialized as they are exported (each
-// with its field's tag) instead of held as protos until the model is written: on the generated 1M-node chain those
-// protos beside the IR were a compile's peak memory. WriteStreamed puts them where the protos' own serialization
-// would have, so the file is the same byte for byte.
-struct SerializedParts {
-  std::string nodes, value_infos, functions;
+// What the writer streams of the model instead of holding it as protos: the model's functions serialized (each with
+// its field's tag), and the main graph's nodes (in topological order), value_info entries and initializers, which
+// WriteStreamed serializes one at a time (on the generated 1M-node chain, protos or bytes of those held beside the
+// IR were the write's peak memory). The file is the same byte for byte as the protos' own serialization.
+struct StreamedParts {
+  std::string functions;
+  std::vector<Node*> nodes;
+  std::vector<const Value*> value_infos, initializers;
   // Called before a node or function is serialized: gives the tensors its export left to be streamed (a
-  // subgraph's initializers) their bytes, as WriteStreamed does for those it does not stream.
+  // subgraph's initializers) their bytes.
   std::function<void()> settle;
 };
 
@@ -68,34 +70,25 @@ class Exporter {
  public:
   explicit Exporter(const ExternalSink* sink) : sink_(sink) {}
 
-  // With `parts` (the main graph only), nodes and value_info entries go there serialized instead of into `gp`.
-  void ExportGraph(const Graph& g, onnx::GraphProto* gp, SerializedParts* parts = nullptr) {
+  // With `parts` (the main graph only), its nodes, value_info entries and initializers are listed there for
+  // WriteStreamed instead of exported into `gp`.
+  void ExportGraph(const Graph& g, onnx::GraphProto* gp, StreamedParts* parts = nullptr) {
     if (!g.name().empty()) gp->set_name(g.name());
     if (!g.doc_string().empty()) gp->set_doc_string(g.doc_string());
     TopoResult topo = TopologicalOrder(g);
     if (!topo.cycle_nodes.empty())
       throw InternalError("graph '" + g.name() + "' became cyclic at node '" + topo.cycle_nodes[0]->name() + "'");
-    for (Node* n : topo.order) {
-      if (!parts) {
-        ExportNode(*n, gp->add_node());
-        continue;
-      }
-      onnx::NodeProto np;
-      ExportNode(*n, &np);
-      if (parts->settle) parts->settle();
-      AppendMessageField(parts->nodes, onnx_field::kGraphNode, np);
+    if (parts) {
+      parts->nodes = std::move(topo.order);
+      parts->initializers.assign(g.initializers().begin(), g.initializers().end());
+    } else {
+      for (Node* n : topo.order) ExportNode(*n, gp->add_node());
+      for (Value* v : g.initializers()) ExportInitializer(*v, gp->add_initializer(), sink_);
     }
     auto value_info = [&](const Value& v) {
-      if (!parts) return ExportValueInfo(v, gp->add_value_info());
-      onnx::ValueInfoProto vp;
-      ExportValueInfo(v, &vp);
-      AppendMessageField(parts->value_infos, onnx_field::kGraphValueInfo, vp);
+      if (parts) return parts->value_infos.push_back(&v);
+      ExportValueInfo(v, gp->add_value_info());
     };
-    for (Value* v : g.initializers()) {
-      auto* tp = gp->add_initializer();
-      TensorToProto(*v->initializer(), tp, sink_);
-      tp->set_name(v->name());
-    }
     for (Value* v : g.sparse_initializers()) SparseTensorToProto(*v->sparse_initializer(), gp->add_sparse_initializer());
     for (Value* v : g.inputs()) ExportValueInfo(*v, gp->add_input());
     for (Value* v : g.outputs()) ExportValueInfo(*v, gp->add_output());
@@ -106,7 +99,7 @@ class Exporter {
       written.insert(v);
     }
     // Values a pass typed (shape inference) but the input did not declare.
-    for (Node* n : topo.order)
+    for (Node* n : parts ? parts->nodes : topo.order)
       for (Value* v : n->outputs())
         if (v && v->type().kind != Type::Kind::kNone && !v->is_graph_output() && !written.count(v)) value_info(*v);
     for (const TensorAnnotation& a : g.quantization_annotation) {
@@ -120,11 +113,15 @@ class Exporter {
     }
   }
 
- private:
   void ExportValueInfo(const Value& v, onnx::ValueInfoProto* p) {
     p->set_name(v.name());
     if (v.type().kind != Type::Kind::kNone || !v.type().denotation().empty()) TypeToProto(v.type(), p->mutable_type());
     if (!v.doc_string().empty()) p->set_doc_string(v.doc_string());
+  }
+
+  static void ExportInitializer(const Value& v, onnx::TensorProto* tp, const ExternalSink* sink) {
+    TensorToProto(*v.initializer(), tp, sink);
+    tp->set_name(v.name());
   }
 
   void ExportNode(const Node& n, onnx::NodeProto* np) {
@@ -138,7 +135,6 @@ class Exporter {
       if (!IsTemporaryMark(a.name)) ExportAttribute(a, np->add_attribute());
   }
 
- public:
   // A model-local function: signature, imports, the body's nodes in topological order (constants a pass put in
   // the body as initializers become Constant nodes: a function has no initializers), and the fields this ONNX
   // does not know, as they were read.
@@ -186,9 +182,9 @@ class Exporter {
   const ExternalSink* sink_;
 };
 
-// The model as a proto; with `parts`, the main graph's nodes and value_info entries and the functions go there
-// serialized instead (SerializedParts).
-onnx::ModelProto Export(const Model& m, const ExternalSink* sink, SerializedParts* parts = nullptr) {
+// The model as a proto; with `parts`, the functions go there serialized and the main graph's nodes, value_info
+// entries and initializers listed, for WriteStreamed (StreamedParts).
+onnx::ModelProto Export(const Model& m, const ExternalSink* sink, StreamedParts* parts = nullptr) {
   onnx::ModelProto p;
   p.set_ir_version(m.ir_version);
   for (const OpsetImport& o : m.opset_imports) {
@@ -283,7 +279,7 @@ void WriteBufferBytes(const Buffer* b, const Output& out, std::vector<std::byte>
   os.write(reinterpret_cast<const char*>(rest.data()), static_cast<std::streamsize>(rest.size()));
 }
 
-// Gives the tensors left in `streamed` (not the main graph's initializers) their bytes in their protos.
+// Gives the tensors left in `streamed` (those of subgraphs and functions) their bytes in their protos.
 void SettleStreamed(std::unordered_map<const onnx::TensorProto*, const Buffer*>& streamed) {
   for (auto& [p, buffer] : streamed) {
     std::span<const std::byte> bytes = buffer ? buffer->raw_bytes() : std::span<const std::byte>();
@@ -292,20 +288,157 @@ void SettleStreamed(std::unordered_map<const onnx::TensorProto*, const Buffer*>&
   streamed.clear();
 }
 
-// Serializes `proto` and `parts` to `out` with the raw bytes in `streamed` (keyed by the tensor proto that lacks
-// them) written straight from the tensors' buffers, so that writing never holds a second copy of the weights.
+// Whether a tensor that stays in the model is written as raw bytes (streamed from its buffer), not typed fields.
+bool WritesRawBytes(const Tensor& t) { return t.storage() != Tensor::Storage::kTyped || ElementSize(t.type()) == 0; }
+
+// A length-delimited field's bytes: tag, length, body.
+uint64_t FieldBytes(uint64_t body) { return 1 + google::protobuf::io::CodedOutputStream::VarintSize64(body) + body; }
+
+// The main graph's entries in the order WriteStreamed writes them, sized first (the graph's length comes before
+// its body) and serialized one at a time: each node and value_info entry is exported twice into one proto reused
+// (its strings' storage kept), once to size it and once to write it, so that nothing of the kind is held whole. A
+// node holding subgraphs is exported once and kept serialized: its subgraphs' tensors may have gone to the
+// external-data file, which must happen once. An initializer's header (the TensorProto without its raw bytes) is
+// kept serialized, for the same reason, with the buffer its raw bytes are streamed from.
+class GraphEntries {
+ public:
+  GraphEntries(const StreamedParts& parts, Exporter& exporter, const ExternalSink& external)
+      : parts_(parts), exporter_(exporter) {
+    node_sizes_.reserve(parts.nodes.size());
+    for (const Node* n : parts.nodes) node_sizes_.push_back(Checked(SizeNode(*n)));
+    value_info_sizes_.reserve(parts.value_infos.size());
+    for (const Value* v : parts.value_infos) {
+      FillValueInfo(*v);
+      value_info_sizes_.push_back(Checked(value_info_.ByteSizeLong()));
+    }
+    initializers_.reserve(parts.initializers.size());
+    const Buffer* raw = nullptr;
+    bool streamed = false;
+    ExternalSink stream_or_external = [&](const Tensor& t, onnx::TensorProto* p) {
+      if (external && external(t, p)) return true;
+      if (!WritesRawBytes(t)) return false;
+      raw = t.buffer().get();  // written straight from the tensor's buffer, never copied
+      return streamed = true;
+    };
+    onnx::TensorProto tp;
+    for (const Value* v : parts.initializers) {
+      tp.Clear();
+      raw = nullptr;
+      streamed = false;
+      Exporter::ExportInitializer(*v, &tp, &stream_or_external);
+      const size_t at = headers_.size();
+      tp.AppendToString(&headers_);
+      Initializer e{at, headers_.size() - at, raw, streamed};
+      const uint64_t body = e.header_size + (streamed ? FieldBytes(raw ? raw->size() : 0) : 0);
+      e.body = Checked(body);
+      initializers_.push_back(e);
+    }
+  }
+
+  // The bytes of the graph's fields these entries make (each with its tag and length).
+  uint64_t bytes() const {
+    uint64_t total = 0;
+    for (uint32_t s : node_sizes_) total += FieldBytes(s);
+    for (uint32_t s : value_info_sizes_) total += FieldBytes(s);
+    for (const Initializer& e : initializers_) total += FieldBytes(e.body);
+    return total;
+  }
+
+  void WriteNodes(google::protobuf::io::CodedOutputStream& co) {
+    constexpr uint32_t kTag = WireTag(onnx_field::kGraphNode, kWireLengthDelimited);
+    for (size_t i = 0; i < parts_.nodes.size(); ++i) {
+      co.WriteTag(kTag);
+      co.WriteVarint32(node_sizes_[i]);
+      if (auto it = kept_.find(parts_.nodes[i]); it != kept_.end()) {
+        co.WriteString(it->second);
+        continue;
+      }
+      node_.Clear();
+      exporter_.ExportNode(*parts_.nodes[i], &node_);
+      if (node_.ByteSizeLong() != node_sizes_[i]) throw InternalError("a node's export changed while writing");
+      node_.SerializeWithCachedSizes(&co);
+    }
+  }
+
+  void WriteValueInfos(google::protobuf::io::CodedOutputStream& co) {
+    constexpr uint32_t kTag = WireTag(onnx_field::kGraphValueInfo, kWireLengthDelimited);
+    for (size_t i = 0; i < parts_.value_infos.size(); ++i) {
+      co.WriteTag(kTag);
+      co.WriteVarint32(value_info_sizes_[i]);
+      FillValueInfo(*parts_.value_infos[i]);
+      if (value_info_.ByteSizeLong() != value_info_sizes_[i]) throw InternalError("a value's export changed");
+      value_info_.SerializeWithCachedSizes(&co);
+    }
+  }
+
+  // Calls write_raw(buffer) where an initializer's raw bytes go, after its header and the raw_data field's tag and
+  // length.
+  // `co` may be replaced by write_raw (which writes around it).
+  template <typename WriteRaw>
+  void WriteInitializers(std::unique_ptr<google::protobuf::io::CodedOutputStream>& co, WriteRaw&& write_raw) {
+    constexpr uint32_t kTag = WireTag(onnx_field::kGraphInitializer, kWireLengthDelimited),
+                       kRawDataTag = WireTag(onnx_field::kTensorRawData, kWireLengthDelimited);
+    for (const Initializer& e : initializers_) {
+      co->WriteTag(kTag);
+      co->WriteVarint32(e.body);
+      co->WriteRaw(headers_.data() + e.header_at, static_cast<int>(e.header_size));
+      if (!e.streamed) continue;
+      co->WriteTag(kRawDataTag);
+      co->WriteVarint64(e.raw ? e.raw->size() : 0);
+      if (e.raw && e.raw->size() != 0) write_raw(e.raw);
+    }
+  }
+
+ private:
+  struct Initializer {
+    size_t header_at, header_size;
+    const Buffer* raw;  // where the raw bytes are streamed from (null: none)
+    bool streamed;  // whether a raw_data field follows the header
+    uint32_t body = 0;
+  };
+
+  // The 2 GB check comes later, on the whole; a single entry past it must not wrap here first.
+  static uint32_t Checked(uint64_t size) {
+    if (size > static_cast<uint64_t>(std::numeric_limits<int32_t>::max()))
+      throw ModelError("the model would be over 2 GB, past protobuf's limit");
+    return static_cast<uint32_t>(size);
+  }
+
+  uint64_t SizeNode(const Node& n) {
+    node_.Clear();
+    exporter_.ExportNode(n, &node_);
+    if (parts_.settle) parts_.settle();
+    if (!n.has_subgraphs()) return node_.ByteSizeLong();
+    std::string& bytes = kept_[&n];
+    node_.SerializeToString(&bytes);
+    return bytes.size();
+  }
+
+  void FillValueInfo(const Value& v) {
+    value_info_.Clear();
+    exporter_.ExportValueInfo(v, &value_info_);
+  }
+
+  const StreamedParts& parts_;
+  Exporter& exporter_;
+  onnx::NodeProto node_;
+  onnx::ValueInfoProto value_info_;
+  std::vector<uint32_t> node_sizes_, value_info_sizes_;
+  std::unordered_map<const Node*, std::string> kept_;
+  std::string headers_;
+  std::vector<Initializer> initializers_;
+};
+
+// Serializes `proto` and `parts` to `out`, the main graph's entries one at a time and raw tensor bytes straight
+// from the tensors' buffers (GraphEntries), so that writing never holds a second copy of the graph or the weights.
 // Protobuf reads fields in any order: the model's other fields come first, then the graph, whose initializers come
-// last; everything else in field order, as protobuf would write it. Tensors of subgraphs get their bytes in the
-// proto instead (they are small and nested deeper).
-void WriteStreamed(onnx::ModelProto& proto, const SerializedParts& parts,
-                   std::unordered_map<const onnx::TensorProto*, const Buffer*>& streamed, const Output& out) {
+// last; everything else in field order, as protobuf would write it.
+void WriteStreamed(onnx::ModelProto& proto, GraphEntries& entries, const StreamedParts& parts, const Output& out) {
   std::ostream& os = out.os;
   const std::string& path = out.name;
   using google::protobuf::io::CodedOutputStream;
   std::unique_ptr<onnx::GraphProto> graph(proto.release_graph());
-  google::protobuf::RepeatedPtrField<onnx::TensorProto> inits;
-  inits.Swap(graph->mutable_initializer());
-  // The graph's fields after value_info (13), written after the serialized entries.
+  // The graph's fields after value_info (13), written after its entries.
   std::string tail;
   for (const auto& qa : graph->quantization_annotation())
     AppendMessageField(tail, onnx_field::kGraphQuantizationAnnotation, qa);
@@ -313,25 +446,9 @@ void WriteStreamed(onnx::ModelProto& proto, const SerializedParts& parts,
     AppendMessageField(tail, onnx_field::kGraphSparseInitializer, sp);
   graph->clear_quantization_annotation();
   graph->clear_sparse_initializer();
-  std::vector<std::optional<const Buffer*>> raw(static_cast<size_t>(inits.size()));
-  for (int i = 0; i < inits.size(); ++i)
-    if (auto it = streamed.find(&inits.Get(i)); it != streamed.end()) {
-      raw[static_cast<size_t>(i)] = it->second;
-      streamed.erase(it);
-    }
-  SettleStreamed(streamed);
-  auto size_of = [](const Buffer* b) -> uint64_t { return b ? b->size() : 0; };
-  constexpr uint32_t kGraphTag = WireTag(onnx_field::kModelGraph, kWireLengthDelimited),
-                     kInitializerTag = WireTag(onnx_field::kGraphInitializer, kWireLengthDelimited),
-                     kRawDataTag = WireTag(onnx_field::kTensorRawData, kWireLengthDelimited);
-  auto field = [](uint64_t body) { return 1 + CodedOutputStream::VarintSize64(body) + body; };
-  std::vector<uint64_t> bodies(raw.size());
-  uint64_t graph_bytes = graph->ByteSizeLong() + parts.nodes.size() + parts.value_infos.size() + tail.size();
-  for (size_t i = 0; i < raw.size(); ++i) {
-    bodies[i] = inits.Get(static_cast<int>(i)).ByteSizeLong() + (raw[i] ? field(size_of(*raw[i])) : 0);
-    graph_bytes += field(bodies[i]);
-  }
-  const uint64_t model_bytes = proto.ByteSizeLong() + parts.functions.size() + field(graph_bytes);
+  constexpr uint32_t kGraphTag = WireTag(onnx_field::kModelGraph, kWireLengthDelimited);
+  const uint64_t graph_bytes = graph->ByteSizeLong() + entries.bytes() + tail.size();
+  const uint64_t model_bytes = proto.ByteSizeLong() + parts.functions.size() + FieldBytes(graph_bytes);
   if (model_bytes > static_cast<uint64_t>(std::numeric_limits<int32_t>::max()))
     throw ModelError(path + ": the model would be over 2 GB, past protobuf's limit" +
                      (out.file ? "; pass --external-data-threshold (for example 1024) to keep large tensors in an "
@@ -359,57 +476,51 @@ void WriteStreamed(onnx::ModelProto& proto, const SerializedParts& parts,
   // Large raw bytes go to the stream directly (the file buffer passes a large write straight to the kernel):
   // copied through protobuf's 8 KB blocks they cost a second copy of every weight.
   std::vector<std::byte> piece;
-  auto write_direct = [&](const Buffer* bytes) {
+  constexpr size_t kDirect = size_t{64} << 10;
+  auto write_raw = [&](const Buffer* bytes) {
+    if (bytes->size() < kDirect) {
+      std::span<const std::byte> b = bytes->raw_bytes();
+      co->WriteRaw(b.data(), static_cast<int>(b.size()));
+      return;
+    }
     if (co->HadError()) throw UsageError(path + ": writing failed");
     co.reset();  // hands its unused block back
     zero_copy.Flush();
     WriteBufferBytes(bytes, out, piece);
     co = std::make_unique<CodedOutputStream>(&zero_copy);
   };
-  constexpr size_t kDirect = size_t{64} << 10;
   auto write = [&](const std::string& bytes) { co->WriteRaw(bytes.data(), static_cast<int>(bytes.size())); };
   proto.SerializeWithCachedSizes(co.get());  // functions (25) are the model's last field
   write(parts.functions);
   co->WriteTag(kGraphTag);
   co->WriteVarint64(graph_bytes);
-  write(parts.nodes);  // the graph's first field
+  entries.WriteNodes(*co);  // the graph's first field
   graph->SerializeWithCachedSizes(co.get());
-  write(parts.value_infos);
+  entries.WriteValueInfos(*co);
   write(tail);
-  for (size_t i = 0; i < raw.size(); ++i) {
-    co->WriteTag(kInitializerTag);
-    co->WriteVarint64(bodies[i]);
-    inits.Get(static_cast<int>(i)).SerializeWithCachedSizes(co.get());
-    if (!raw[i]) continue;
-    const uint64_t size = size_of(*raw[i]);
-    co->WriteTag(kRawDataTag);
-    co->WriteVarint64(size);
-    if (size >= kDirect) {
-      write_direct(*raw[i]);
-    } else if (size != 0) {
-      std::span<const std::byte> bytes = (*raw[i])->raw_bytes();
-      co->WriteRaw(bytes.data(), static_cast<int>(bytes.size()));
-    }
-  }
+  entries.WriteInitializers(co, write_raw);
   if (co->HadError()) throw UsageError(path + ": writing failed");
   co.reset();
   if (!zero_copy.Flush() || !os) throw UsageError(path + ": writing failed");
 }
 
-// Streams the model to `out`, raw tensor bytes straight from their buffers (WriteStreamed); `external` (may be
-// empty) claims the tensors that go to an external-data file first.
+// Streams the model to `out` (WriteStreamed); `external` (may be empty) claims the tensors that go to an
+// external-data file first.
 void StreamModel(const Model& model, const ExternalSink& external, const Output& out) {
   std::unordered_map<const onnx::TensorProto*, const Buffer*> streamed;
+  // Tensors of functions and subgraphs: raw bytes given to their protos just before these are serialized.
   ExternalSink stream_or_external = [&](const Tensor& t, onnx::TensorProto* p) {
     if (external && external(t, p)) return true;
-    if (t.storage() == Tensor::Storage::kTyped && ElementSize(t.type()) != 0) return false;
-    streamed[p] = t.buffer().get();  // raw bytes: written straight from the tensor's buffer below, never copied
+    if (!WritesRawBytes(t)) return false;
+    streamed[p] = t.buffer().get();
     return true;
   };
-  SerializedParts parts;
+  StreamedParts parts;
   parts.settle = [&] { SettleStreamed(streamed); };
   onnx::ModelProto proto = Export(model, &stream_or_external, &parts);
-  WriteStreamed(proto, parts, streamed, out);
+  Exporter exporter(&stream_or_external);
+  GraphEntries entries(parts, exporter, external);
+  WriteStreamed(proto, entries, parts, out);
 }
 
 }  // namespace

@@ -77,19 +77,19 @@ onnx::GraphProto* AddBranch(onnx::NodeProto* iff, const std::string& branch) {
 
 // A constant-true If in `g` whose branches each return a raw weight of their own (65 floats) through an Identity;
 // its output y is a graph output.
-void AddIfWithRawBranchWeights(onnx::GraphProto* g) {
+void AddIfWithRawBranchWeights(onnx::GraphProto* g, const std::string& out = "y") {
   auto* cond = g->add_initializer();
   cond->set_name("cond");
   cond->set_data_type(onnx::TensorProto::BOOL);
   cond->set_raw_data(std::string(1, '\1'));
-  auto* iff = AddNode(g, "If", {"cond"}, {"y"});
+  auto* iff = AddNode(g, "If", {"cond"}, {out});
   for (const std::string branch : {"then_branch", "else_branch"}) {
     auto* b = AddBranch(iff, branch);
     AddRaw(b, branch + "_w", 65, 1.0f);
     AddNode(b, "Identity", {branch + "_w"}, {branch + "_y"});
     SetFloat(b->add_output(), branch + "_y");
   }
-  SetFloat(g->add_output(), "y");
+  SetFloat(g->add_output(), out);
 }
 
 constexpr int kRawWeights = 12;
@@ -481,11 +481,13 @@ TEST(ZeroedBuffer, EverySizeIsZeroAndLargeBlocksAreAligned) {
   }
 }
 
-// WriteModel serializes the main graph's nodes and value_info entries and the model's functions as it exports
-// them (a function whose body holds a subgraph with its own raw initializer among them) and writes them where
-// protobuf would: the file parses to the model ExportModelProto gives, quantization annotations and sparse
-// initializers (the graph's fields after value_info) included.
-TEST(WriteModel, SerializedNodesValueInfosAndFunctionsGiveTheExportedModel) {
+// WriteModel streams the main graph's nodes, value_info entries and initializers one at a time, sized before they
+// are written, and the model's functions serialized as it exports them (a function whose body holds a subgraph with
+// its own raw initializer among them), where protobuf would write them: the file parses to the model
+// ExportModelProto gives, quantization annotations and sparse initializers (the graph's fields after value_info)
+// and a main-graph node holding subgraphs with raw weights included. Written with those branch weights in an
+// external-data file, each is written there once (the node holding them is exported once) and reads back the same.
+TEST(WriteModel, StreamedEntriesAndFunctionsGiveTheExportedModel) {
   onnx::ModelProto m;
   m.set_ir_version(8);
   m.add_opset_import()->set_version(17);
@@ -517,6 +519,7 @@ TEST(WriteModel, SerializedNodesValueInfosAndFunctionsGiveTheExportedModel) {
   indices->set_data_type(onnx::TensorProto::INT64);
   indices->add_dims(1);
   indices->add_int64_data(3);
+  AddIfWithRawBranchWeights(g, "z");
   // f.Pick(v) = If(true) then v + branch weight else v: the then-branch holds a raw initializer of its own.
   auto* f = m.add_functions();
   f->set_name("Pick");
@@ -548,7 +551,7 @@ TEST(WriteModel, SerializedNodesValueInfosAndFunctionsGiveTheExportedModel) {
     ASSERT_TRUE(written.ParseFromIstream(&file));
   }
   const onnx::ModelProto exported = ExportModelProto(*model);
-  EXPECT_EQ(written.graph().node_size(), 2);
+  EXPECT_EQ(written.graph().node_size(), 3);
   EXPECT_EQ(written.functions_size(), 1);
   EXPECT_EQ(written.graph().quantization_annotation_size(), 1);
   EXPECT_EQ(written.graph().sparse_initializer_size(), 1);
@@ -556,9 +559,20 @@ TEST(WriteModel, SerializedNodesValueInfosAndFunctionsGiveTheExportedModel) {
   std::string report;
   diff.ReportDifferencesToString(&report);
   EXPECT_TRUE(diff.Compare(exported, written)) << report.substr(0, 2000);
+
+  ExportOptions external;
+  external.external_data_threshold = 64;  // the three 260-byte branch weights (two here, one in the function)
+  WriteModel(*model, out.string(), external);
+  EXPECT_EQ(fs::file_size(out.string() + ".data"), 640u + 260u);  // each at a 64-byte boundary
+  auto reread = LoadModel(out.string());
+  ASSERT_TRUE(reread);
+  onnx::ModelProto inlined;
+  ASSERT_TRUE(inlined.ParseFromString(SerializeModel(*reread, "parts_external")));
+  report.clear();
+  EXPECT_TRUE(diff.Compare(exported, inlined)) << report.substr(0, 2000);
   model.reset();
-  fs::remove(in);
-  fs::remove(out);
+  reread.reset();
+  for (const fs::path& p : {in, out, fs::path(out.string() + ".data")}) fs::remove(p);
 }
 
 // SerializeModel (the embedding API's bytes) is WriteModel's stream into a string: for a model without external data
