@@ -68,7 +68,7 @@ Value* Graph::NewValue(std::string name) {
   values_.push_back(std::move(owned));
   v->self_ = std::prev(values_.end());
   if (!v->name_.empty()) {
-    by_name_[v->name_] = v;
+    by_name_.Insert(v);
     names().Note(v->name_);
   }
   Journal& j = model_->journal();
@@ -77,7 +77,7 @@ Value* Graph::NewValue(std::string name) {
 }
 
 void Graph::ReserveValues(size_t n) {
-  by_name_.reserve(by_name_.size() + n);
+  by_name_.Reserve(by_name_.size() + n);
 }
 
 Node* Graph::AddNode(std::string op_type, std::vector<Value*> inputs, size_t num_outputs, std::string name,
@@ -165,8 +165,7 @@ void Graph::RemoveNode(Node* n) {
 }
 
 Value* Graph::FindValue(std::string_view name) const {
-  auto it = by_name_.find(name);
-  return it == by_name_.end() ? nullptr : it->second;
+  return by_name_.Find(name);
 }
 
 Value* Graph::LookupValue(std::string_view name) const {
@@ -237,8 +236,7 @@ void Graph::RemoveValue(Value* v) {
   // the entry where it was, and Model::CollectGarbage drops it with the value. Erasing it here scanned and shifted
   // the list for every removal (20% of an O2 compile of a 100k-node graph with value_info on every value).
   if (!v->name_.empty()) {
-    auto it = by_name_.find(v->name_);
-    if (it != by_name_.end() && it->second == v) by_name_.erase(it);
+    by_name_.Erase(v->name_, v);
     names().Forget(v->name_);
   }
   v->deleted_ = true;
@@ -249,7 +247,7 @@ void Graph::RemoveValue(Value* v) {
       values_.splice(values_.end(), model_->dead_values(), v->self_);
       v->deleted_ = false;
       if (!v->name_.empty()) {
-        by_name_[v->name_] = v;
+        by_name_.Insert(v);
         names().Note(v->name_);
       }
     });
@@ -282,13 +280,12 @@ void Graph::RenameValue(Value* v, std::string name) {
     throw InternalError("RenameValue: '" + name + "' is taken in graph '" + name_ + "'");
   std::string old = v->name_;
   if (!old.empty()) {
-    auto it = by_name_.find(old);
-    if (it != by_name_.end() && it->second == v) by_name_.erase(it);
+    by_name_.Erase(old, v);
     names().Forget(old);
   }
   v->name_ = std::move(name);
   if (!v->name_.empty()) {
-    by_name_[v->name_] = v;
+    by_name_.Insert(v);
     names().Note(v->name_);
   }
   Journal& j = model_->journal();

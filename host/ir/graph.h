@@ -15,6 +15,7 @@
 
 #include "ir/node.h"
 #include "ir/value.h"
+#include "ir/value_index.h"
 
 namespace kiln {
 
@@ -162,7 +163,7 @@ class Graph {
   std::string name_, doc_string_;
   std::list<std::unique_ptr<Node>> nodes_;
   std::list<std::unique_ptr<Value>> values_;
-  std::unordered_map<std::string_view, Value*> by_name_;
+  ValueIndex by_name_;
   std::vector<Value*> inputs_, outputs_, value_infos_, sparse_initializers_;
   // RemoveValue leaves a removed initializer's entry in place and counts it; initializers() drops those entries
   // before it answers (DropRemovedInitializers), and so does Model::CollectGarbage before the values are freed.
