@@ -70,6 +70,7 @@ Action AddPassesCommand(CLI::App& app) {
                      {"owner", p->owner},
                      {"switch_option", p->switch_option},
                      {"args", args},
+                     {"op_types", p->op_types},  // a node pass runs on these only; empty: every node
                      {"shadows", shadows},
                      {"help", p->help}});
     }
@@ -83,6 +84,11 @@ Action AddPassesCommand(CLI::App& app) {
       if (!p["switch_option"].get<std::string>().empty())
         std::cout << "  switch: " << p["switch_option"].get<std::string>();
       std::cout << "\n    " << p["help"].get<std::string>() << "\n";
+      if (!p["op_types"].empty()) {
+        std::cout << "    runs on";
+        for (const auto& t : p["op_types"]) std::cout << " " << t.get<std::string>();
+        std::cout << "\n";
+      }
       for (const auto& a : p["args"])
         std::cout << "    arg " << a["name"].get<std::string>() << " (default " << a["default"].get<std::string>()
                   << "): " << a["help"].get<std::string>() << "\n";

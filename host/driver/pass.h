@@ -9,6 +9,7 @@ namespace kiln {
 
 class Graph;
 class Node;
+class OpTypeSet;
 class PassContext;
 
 class NodePass {
@@ -22,6 +23,8 @@ class NodePass {
   virtual bool OnFinishGraph(Graph& graph, PassContext& ctx) { return false; }
   // False for passes listed only under `after_walk`: their Run is never called.
   virtual bool runs_on_nodes() const { return true; }
+  // The op types of the nodes Run can change, or null for every node: the driver calls Run on those nodes only.
+  virtual const OpTypeSet* op_types() const { return nullptr; }
 };
 
 class GraphPass {

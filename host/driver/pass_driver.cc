@@ -10,6 +10,7 @@
 #include <unordered_set>
 
 #include "driver/graph_fingerprint.h"
+#include "driver/op_type_set.h"
 #include "driver/pass_context.h"
 #include "ir/model.h"
 #include "ir/topo_order.h"
@@ -54,6 +55,7 @@ class PassDriver::Walk {
     all_ = passes_;
     all_.insert(all_.end(), after_walk_.begin(), after_walk_.end());
     for (NodePass* p : all_) stats_.push_back(d_.StatsIndex(p->name()));
+    for (NodePass* p : passes_) op_types_.push_back(p->runs_on_nodes() ? p->op_types() : nullptr);
   }
   // The marks this walk set go, so that the next walk of this graph (a subgraph is walked each time its node is)
   // starts from none. Node ids are never reused: a node deleted meanwhile keeps a harmless stale mark.
@@ -121,7 +123,14 @@ class PassDriver::Walk {
     for (size_t i = 0; i < passes_.size(); ++i) {
       if (n.is_deleted()) break;
       if (!passes_[i]->runs_on_nodes()) continue;
+      // A pass is called on the op types it declares only; --verify-each calls it on the others too, to check that
+      // it changes none of them (a declaration missing an op type would silently skip rewrites).
+      const bool declared = !op_types_[i] || op_types_[i]->Contains(n);
+      if (!declared && !d_.options_.verify_each) continue;
       bool changed = Call(i, [&] { return passes_[i]->Run(n, contexts_[i]); }, &n);
+      if (changed && !declared)
+        throw InternalError("verification failed after pass " + passes_[i]->name() + ": it changed node " +
+                            NodeLabel(n) + ", whose op type is not among those it declares (KilnPassInfo.op_types)");
       if (changed) NoteChange(passes_[i]->name());
     }
     if (++d_.visits_ % 4096 == 0 && d_.options_.progress) d_.options_.progress(d_.visits_);
@@ -286,6 +295,7 @@ class PassDriver::Walk {
 
   std::vector<NodePass*> all_;  // passes_, then after_walk_: the order of contexts_
   std::vector<size_t> stats_;   // for each of all_, its place in the driver's stats
+  std::vector<const OpTypeSet*> op_types_;  // for each of passes_, the op types it runs on; null: all
   std::vector<uint64_t> touched_;  // the ids whose marks this walk set
   std::deque<Node*> queue_;
   std::unordered_map<Node*, size_t> repass_count_;

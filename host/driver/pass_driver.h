@@ -50,7 +50,8 @@ struct PassStats {
 };
 
 struct DriverOptions {
-  bool verify_each = false;  // verify after every pass (locally after each changing call, fully after each walk)
+  bool verify_each = false;  // verify after every pass (locally after each changing call, fully after each walk), and
+                             // call node passes on the op types they do not declare too, failing if one changes any
   bool strict = false;       // a failing pass call stops the compile instead of being rolled back and skipped
   size_t max_repass_per_node = 100;
   // Called after each walk or graph pass with the names of the passes that ran, for --dump-after.

@@ -26,6 +26,8 @@ class Node {
   uint64_t id() const { return id_; }  // unique in the model, increasing in creation order
   int64_t order() const { return order_; }  // position hint: export keeps nodes in (order, id) order where legal
   const std::string& op_type() const { return *op_type_; }
+  // The op type as kept once for the process (Intern): equal op types, equal pointers.
+  const std::string* op_type_id() const { return op_type_; }
   const std::string& domain() const { return *domain_; }  // "" is ONNX's default domain
   const std::string& name() const { return name_; }
   const std::string& doc_string() const { return rare_.doc_string(); }
@@ -76,13 +78,14 @@ class Node {
   void MarkShapeDirty();
   void ClearShapeDirty() { shape_dirty_ = false; }
 
+  // Op types and domains are few and every node names one of each: they are kept once for the process (never
+  // freed, so they are as many as the distinct names ever seen) and a node points at them, 16 bytes instead of 64.
+  static const std::string* Intern(std::string name);
+
  private:
   friend class Graph;
   friend class Model;
 
-  // Op types and domains are few and every node names one of each: they are kept once for the process (never
-  // freed, so they are as many as the distinct names ever seen) and a node points at them, 16 bytes instead of 64.
-  static const std::string* Intern(std::string name);
   // For Graph's node addition and removal, which journal these themselves (one undo step per node, not one per
   // input). AttachInputs takes `inputs` as the input list, each a use of its value; DetachInputs empties every slot
   // (the list keeps its length) and returns what they held.

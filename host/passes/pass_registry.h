@@ -38,6 +38,7 @@ struct PassInfo {
   std::string owner = "host";  // "host" or the plugin's name
   std::string help;
   std::vector<PassArgDef> args;
+  std::vector<std::string> op_types;  // node passes: the op types they run on (ABI 1.12); empty for every node
   std::function<std::unique_ptr<NodePass>(const PassArgs&)> make_node;
   std::function<std::unique_ptr<GraphPass>(const PassArgs&)> make_graph;
   // Called once for each compile that runs the pass, before the model is read (a plugin pass's

@@ -152,6 +152,19 @@ void PendingRegistration::AddPass(const KilnPassInfo* info) {
     def->preserved_analyses = info->preserved_analyses & KILN_ANALYSIS_ALL;
   if (KILN_STRUCT_HAS_FIELD(info, KilnPassInfo, prepare) && plugin_.negotiated_version >= KILN_ABI_VERSION_1_9)
     def->prepare = info->prepare;
+  if (def->node_pass && KILN_STRUCT_HAS_FIELD(info, KilnPassInfo, op_type_count) &&
+      plugin_.negotiated_version >= KILN_ABI_VERSION_1_12 && (info->op_types || info->op_type_count)) {
+    if (!info->op_types) throw std::invalid_argument(what + ": op_type_count is not 0 but op_types is NULL");
+    if (info->op_type_count == 0)
+      throw std::invalid_argument(what + ": op_types lists no op type (NULL runs the pass on every node)");
+    for (size_t i = 0; i < info->op_type_count; ++i) {
+      if (!info->op_types[i] || !*info->op_types[i])
+        throw std::invalid_argument(what + ": op_types[" + std::to_string(i) + "] is " +
+                                    (info->op_types[i] ? "empty" : "NULL"));
+      def->op_types.emplace_back(info->op_types[i]);
+    }
+    def->op_type_set.emplace(def->op_types);
+  }
   def->user_data = info->user_data;
   def->services = services_;
   passes_.push_back(def);

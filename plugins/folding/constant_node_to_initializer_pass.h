@@ -15,6 +15,7 @@
 
 #include <kiln/kiln_plugin.hpp>
 
+#include <array>
 #include <string_view>
 
 namespace kiln::folding {
@@ -22,6 +23,7 @@ namespace kiln::folding {
 class ConstantNodeToInitializerPass final : public sdk::NodePass {
  public:
   static constexpr std::string_view kName = "ConstantNodeToInitializerPass";
+  static constexpr std::array<std::string_view, 1> kOpTypes = {"Constant"};
   static constexpr std::string_view kDescription = "Constant nodes become graph constants (initializers)";
 
   void Run(sdk::PassContext& ctx, sdk::Node node) override;

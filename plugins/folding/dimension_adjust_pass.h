@@ -10,6 +10,7 @@
 
 #include <kiln/kiln_plugin.hpp>
 
+#include <array>
 #include <string_view>
 
 namespace kiln::folding {
@@ -17,6 +18,7 @@ namespace kiln::folding {
 class DimensionAdjustPass : public sdk::NodePass {
  public:
   static constexpr std::string_view kName = "DimensionAdjustPass";
+  static constexpr std::array<std::string_view, 3> kOpTypes = {"Unsqueeze", "Squeeze", "Reshape"};
   static constexpr std::string_view kDescription = "bypass Squeeze/Unsqueeze/Reshape whose effect is already there";
   static constexpr std::string_view kSwitchOption = "oo.constantFolding";
   void Run(sdk::PassContext& ctx, sdk::Node node) override;

@@ -26,6 +26,7 @@
 
 #include <kiln/kiln_plugin.hpp>
 
+#include <array>
 #include <string_view>
 
 namespace kiln::folding {
@@ -33,6 +34,7 @@ namespace kiln::folding {
 class FuseBatchNormIntoConvPass final : public sdk::NodePass {
  public:
   static constexpr std::string_view kName = "FuseBatchNormIntoConvPass";
+  static constexpr std::array<std::string_view, 1> kOpTypes = {"BatchNormalization"};
   static constexpr std::string_view kDescription =
       "BatchNormalization(Conv(x, W, b)) in inference form -> Conv(x, W', b') with the scale folded in";
 

@@ -143,6 +143,12 @@ constexpr NoOpRule kRules[] = {
 
 }  // namespace
 
+const std::vector<std::string_view> IdentityEliminationPass::kOpTypes = [] {
+  std::vector<std::string_view> types;
+  for (const NoOpRule& rule : kRules) types.emplace_back(rule.op_type);
+  return types;
+}();
+
 void IdentityEliminationPass::Run(sdk::PassContext& ctx, sdk::Node node) {
   if (node.InputCount() == 0 || !node.Input(0) || node.OutputCount() == 0 || !node.Output(0)) return;
   if (node.Input(0).Kind() != KILN_TYPE_KIND_TENSOR) return;

@@ -35,6 +35,7 @@ class IdentityEliminationPass final : public sdk::NodePass {
   static constexpr std::string_view kDescription =
       "removes Identity, inference Dropout and no-op Cast, Reshape, Transpose, Expand, Slice and Pad";
   static constexpr std::string_view kSwitchOption = "oo.identityElimination";
+  static const std::vector<std::string_view> kOpTypes;  // those of its rules
 
   void Run(sdk::PassContext& ctx, sdk::Node node) override;
 };

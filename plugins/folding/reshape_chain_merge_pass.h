@@ -15,6 +15,7 @@
 
 #include <kiln/kiln_plugin.hpp>
 
+#include <array>
 #include <string_view>
 
 namespace kiln::folding {
@@ -22,6 +23,7 @@ namespace kiln::folding {
 class ReshapeChainMergePass final : public sdk::NodePass {
  public:
   static constexpr std::string_view kName = "ReshapeChainMergePass";
+  static constexpr std::array<std::string_view, 1> kOpTypes = {"Reshape"};
   static constexpr std::string_view kDescription = "Reshape(Reshape(x, s1), s2) -> Reshape(x, s2)";
 
   void Run(sdk::PassContext& ctx, sdk::Node node) override;

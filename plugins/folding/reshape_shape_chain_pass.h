@@ -29,6 +29,7 @@
 
 #include <kiln/kiln_plugin.hpp>
 
+#include <array>
 #include <string_view>
 
 namespace kiln::folding {
@@ -36,6 +37,7 @@ namespace kiln::folding {
 class ReshapeShapeChainPass final : public sdk::NodePass {
  public:
   static constexpr std::string_view kName = "ReshapeShapeChainPass";
+  static constexpr std::array<std::string_view, 1> kOpTypes = {"Reshape"};
   static constexpr std::string_view kDescription =
       "Reshape(x, Concat(.., Gather(Shape(x), k) at position k, ..)) -> Reshape(x, [.., 0, ..])";
 

@@ -16,6 +16,7 @@
 
 #include <kiln/kiln_plugin.hpp>
 
+#include <array>
 #include <string_view>
 
 namespace kiln::folding {
@@ -23,6 +24,7 @@ namespace kiln::folding {
 class SqueezeUnsqueezePairPass final : public sdk::NodePass {
  public:
   static constexpr std::string_view kName = "SqueezeUnsqueezePairPass";
+  static constexpr std::array<std::string_view, 2> kOpTypes = {"Squeeze", "Unsqueeze"};
   static constexpr std::string_view kDescription = "Squeeze(Unsqueeze(x, a), a) and Unsqueeze(Squeeze(x, a), a) -> x";
 
   void Run(sdk::PassContext& ctx, sdk::Node node) override;

@@ -18,6 +18,7 @@
 
 #include <kiln/kiln_plugin.hpp>
 
+#include <array>
 #include <string_view>
 
 namespace kiln::folding {
@@ -25,6 +26,7 @@ namespace kiln::folding {
 class TransposeGemmFoldPass final : public sdk::NodePass {
  public:
   static constexpr std::string_view kName = "TransposeGemmFoldPass";
+  static constexpr std::array<std::string_view, 2> kOpTypes = {"Gemm", "MatMul"};
   static constexpr std::string_view kDescription =
       "Gemm(Transpose(A), B) -> Gemm<transA>(A, B); MatMul of a transposed matrix -> Gemm with the trans flag";
 

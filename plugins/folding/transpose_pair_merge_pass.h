@@ -14,6 +14,7 @@
 
 #include <kiln/kiln_plugin.hpp>
 
+#include <array>
 #include <string_view>
 
 namespace kiln::folding {
@@ -21,6 +22,7 @@ namespace kiln::folding {
 class TransposePairMergePass final : public sdk::NodePass {
  public:
   static constexpr std::string_view kName = "TransposePairMergePass";
+  static constexpr std::array<std::string_view, 1> kOpTypes = {"Transpose"};
   static constexpr std::string_view kDescription = "Transpose(Transpose(x, p1), p2) -> Transpose(x, p1 o p2) or x";
 
   void Run(sdk::PassContext& ctx, sdk::Node node) override;

@@ -350,6 +350,14 @@ void TransposeAfter(const sdk::PassContext& ctx, const sdk::Graph& g, const sdk:
 
 }  // namespace
 
+const std::vector<std::string_view> TransposePushPass::kOpTypes = [] {
+  std::vector<std::string_view> types(kUnary.begin(), kUnary.end());
+  types.insert(types.end(), kNary.begin(), kNary.end());
+  types.insert(types.end(), kReduce.begin(), kReduce.end());
+  for (std::string_view t : {"Concat", "Split", "Pad", "Slice"}) types.push_back(t);
+  return types;
+}();
+
 void TransposePushPass::Run(sdk::PassContext& ctx, sdk::Node node) {
   if (!node.Domain().empty()) return;
   std::optional<Rewrite> rw = Plan(node);

@@ -27,12 +27,14 @@
 #include <kiln/kiln_plugin.hpp>
 
 #include <string_view>
+#include <vector>
 
 namespace kiln::folding {
 
 class TransposePushPass final : public sdk::NodePass {
  public:
   static constexpr std::string_view kName = "TransposePushPass";
+  static const std::vector<std::string_view> kOpTypes;  // those Plan reads
   static constexpr std::string_view kDescription =
       "Op(Transpose(x, p)) -> Transpose(Op'(x), p) through element-wise ops, reductions, Concat, Split, Pad, Slice";
 

@@ -54,7 +54,7 @@ TEST(PluginLoader, RefusesAFileThatIsNotASharedLibrary) {
 }
 TEST(PluginLoader, RefusesALibraryWithoutTheEntry) { ExpectRefused("no_entry", {"does not export kiln_plugin_entry"}); }
 TEST(PluginLoader, RefusesAWrongMajorNamingBothVersions) {
-  ExpectRefused("wrong_major", {"wrong_major", "built for Kiln ABI 2.0", "this host implements 1.11"});
+  ExpectRefused("wrong_major", {"wrong_major", "built for Kiln ABI 2.0", "this host implements 1.12"});
 }
 TEST(PluginLoader, RefusesAnEntryThatReturnsAnError) {
   ExpectRefused("entry_error", {"entry refused to load", "refuses to load (on purpose)", "[FAILED]"});
@@ -280,7 +280,7 @@ TEST(PluginLoader, TheHostTableIsCompleteAndVersioned) {
                            // 1.5: 1 (graph_set_node_order), 1.6: 1 (target_storage_shape); 1.7: none (a
                            // KilnTargetInfo field); 1.8: 1 (value_constant_bytes); 1.9: none (a KilnPassInfo
                            // field); 1.10: 2 (graph_create_computed_constant, value_constant_read); 1.11: 1
-                           // (stored_bytes_read)
+                           // (stored_bytes_read); 1.12: none (a KilnPassInfo field)
   for (size_t i = 0; i < count; ++i) EXPECT_NE(slots[i], nullptr) << "slot " << i;
 }
 

@@ -57,7 +57,7 @@ static_assert(offsetof(KilnOptionInfo, level_default_count) == 64);
 static_assert(offsetof(KilnOptionInfo, scopes) == 72);
 static_assert(offsetof(KilnOptionInfo, reserved0) == 76);
 
-static_assert(sizeof(KilnPassInfo) == 112);
+static_assert(sizeof(KilnPassInfo) == 128);
 static_assert(offsetof(KilnPassInfo, struct_size) == 0);
 static_assert(offsetof(KilnPassInfo, kind) == 8);
 static_assert(offsetof(KilnPassInfo, flags) == 12);
@@ -74,6 +74,8 @@ static_assert(offsetof(KilnPassInfo, on_finish_graph) == 88);  // since 1.1
 static_assert(offsetof(KilnPassInfo, preserved_analyses) == 96);  // since 1.2
 static_assert(offsetof(KilnPassInfo, reserved1) == 100);  // since 1.2
 static_assert(offsetof(KilnPassInfo, prepare) == 104);  // since 1.9
+static_assert(offsetof(KilnPassInfo, op_types) == 112);  // since 1.12
+static_assert(offsetof(KilnPassInfo, op_type_count) == 120);  // since 1.12
 
 static_assert(sizeof(KilnKernelInfo) == 88);
 static_assert(offsetof(KilnKernelInfo, struct_size) == 0);
@@ -433,6 +435,10 @@ static_assert(std::is_same_v<decltype(KilnHostApi::value_constant_read),
 static_assert(KILN_ABI_VERSION_1_11 == 0x0001000Bu);
 static_assert(std::is_same_v<decltype(KilnHostApi::stored_bytes_read), void (*)(const void*, uint64_t, void*)>);
 
+// ---- 1.12 ----
+static_assert(KILN_ABI_VERSION_1_12 == 0x0001000Cu);
+static_assert(std::is_same_v<decltype(KilnPassInfo::op_types), const char* const*>);
+
 // ---- the entry point never changes ----
 static_assert(std::is_same_v<decltype(&kiln_plugin_entry), KilnPluginEntryFn>);
 static_assert(std::is_same_v<KilnPluginEntryFn,
@@ -441,7 +447,7 @@ static_assert(std::is_same_v<KilnPluginEntryFn,
 namespace {
 
 TEST(AbiVersion, MacrosPackMajorAndMinor) {
-  EXPECT_EQ(KILN_ABI_VERSION, 0x0001000Bu);
+  EXPECT_EQ(KILN_ABI_VERSION, 0x0001000Cu);
   EXPECT_EQ(KILN_ABI_VERSION_1_0, 0x00010000u);
   EXPECT_EQ(KILN_ABI_VERSION_1_1, 0x00010001u);
   EXPECT_EQ(KILN_ABI_VERSION_1_2, 0x00010002u);
@@ -453,9 +459,10 @@ TEST(AbiVersion, MacrosPackMajorAndMinor) {
   EXPECT_EQ(KILN_ABI_VERSION_1_8, 0x00010008u);
   EXPECT_EQ(KILN_ABI_VERSION_1_9, 0x00010009u);
   EXPECT_EQ(KILN_ABI_VERSION_1_10, 0x0001000Au);
-  EXPECT_EQ(KILN_ABI_VERSION_1_11, KILN_ABI_VERSION);
+  EXPECT_EQ(KILN_ABI_VERSION_1_11, 0x0001000Bu);
+  EXPECT_EQ(KILN_ABI_VERSION_1_12, KILN_ABI_VERSION);
   EXPECT_EQ(KILN_ABI_VERSION_GET_MAJOR(KILN_ABI_VERSION), 1u);
-  EXPECT_EQ(KILN_ABI_VERSION_GET_MINOR(KILN_ABI_VERSION), 11u);
+  EXPECT_EQ(KILN_ABI_VERSION_GET_MINOR(KILN_ABI_VERSION), 12u);
   EXPECT_EQ(KILN_ABI_VERSION_GET_MAJOR(KILN_MAKE_ABI_VERSION(2, 7)), 2u);
   EXPECT_EQ(KILN_ABI_VERSION_GET_MINOR(KILN_MAKE_ABI_VERSION(2, 7)), 7u);
   EXPECT_STREQ(KILN_PLUGIN_ENTRY_SYMBOL, "kiln_plugin_entry");

@@ -7,6 +7,7 @@
 #include <kiln/kiln_plugin.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <string_view>
 
@@ -19,6 +20,8 @@ class HelloIdentityPass final : public sdk::NodePass {
   static constexpr std::string_view kName = "HelloIdentityPass";
   static constexpr std::string_view kDescription = "removes Identity nodes (the SDK's example pass)";
   static constexpr std::string_view kSwitchOption = "hello.identityElimination";
+  // The host calls Run on Identity nodes only (ABI 1.12; an older host calls it on every node, hence Run's check).
+  static constexpr std::array<std::string_view, 1> kOpTypes = {"Identity"};
 
   void Run(sdk::PassContext& ctx, sdk::Node node) override {
     if (!node.Is("Identity") || node.InputCount() != 1 || !node.Input(0)) return;

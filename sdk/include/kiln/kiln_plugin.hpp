@@ -45,8 +45,10 @@ namespace kiln::sdk {
 
 // A node pass. The derived class declares `static constexpr std::string_view kName`, and may declare
 // `kDescription`, `kSwitchOption` (the bool option that turns it off), `kPreservedAnalyses` (KILN_ANALYSIS_*
-// bits: the host analyses it keeps valid, ABI 1.2) and `static std::vector<OptionSpec> Options()` (its own
-// options, read through PassContext::Option*). Passes keep no state but their options.
+// bits: the host analyses it keeps valid, ABI 1.2), `kOpTypes` (the op types of the nodes it can change, a range
+// of strings: an ABI 1.12 host calls Run on those nodes only, an older one on every node, so Run still checks;
+// leave it out for every node) and `static std::vector<OptionSpec> Options()` (its own options, read through
+// PassContext::Option*). Passes keep no state but their options.
 class NodePass {
  public:
   virtual ~NodePass() = default;
@@ -233,6 +235,13 @@ void RegisterPass(KilnRegistrar* registrar, std::unique_ptr<P> pass) {
   std::vector<OptionSpec> specs;
   if constexpr (requires { P::Options(); }) specs = P::Options();
   OptionInfos options(specs);
+  constexpr bool kHasOpTypes = kNodePass && requires { P::kOpTypes; };
+  std::vector<std::string> op_types;
+  if constexpr (kHasOpTypes)
+    for (const auto& t : P::kOpTypes) op_types.emplace_back(std::string_view(t));
+  std::vector<const char*> op_type_names;
+  for (const std::string& t : op_types) op_type_names.push_back(t.c_str());
+  static const char* const kNoOpType[1] = {nullptr};  // an empty kOpTypes: the host refuses it, naming the pass
 
   KilnPassInfo info;
   std::memset(&info, 0, sizeof info);
@@ -253,6 +262,10 @@ void RegisterPass(KilnRegistrar* registrar, std::unique_ptr<P> pass) {
   info.destroy_user_data = &Destroy<P>;
   info.preserved_analyses = preserved;
   info.prepare = &PassTrampolines<P>::Prepare;
+  if constexpr (kHasOpTypes) {
+    info.op_types = op_type_names.empty() ? kNoOpType : op_type_names.data();
+    info.op_type_count = op_type_names.size();
+  }
   Check(Host().register_pass(registrar, &info));
   pass.release();  // the host owns it now and destroys it through destroy_user_data
 }

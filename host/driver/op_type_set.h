@@ -1,0 +1,23 @@
+// The op types a node pass can change (KilnPassInfo.op_types, ABI 1.12): the driver calls the pass on nodes of
+// these op types only. Held as Node::Intern keeps them, so a node is tested by comparing pointers.
+#pragma once
+
+#include <span>
+#include <string>
+#include <vector>
+
+#include "ir/node.h"
+
+namespace kiln {
+
+class OpTypeSet {
+ public:
+  explicit OpTypeSet(std::span<const std::string> op_types);
+  bool Contains(const Node& n) const;
+  size_t size() const { return ids_.size(); }
+
+ private:
+  std::vector<const std::string*> ids_;  // sorted by address, no repeats
+};
+
+}  // namespace kiln
