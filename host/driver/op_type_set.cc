@@ -11,7 +11,7 @@ OpTypeSet::OpTypeSet(std::span<const std::string> op_types) {
   ids_.erase(std::unique(ids_.begin(), ids_.end()), ids_.end());
 }
 
-bool OpTypeSet::Contains(const Node& n) const { 
+bool OpTypeSet::Contains(const Node& n) const {
   return std::binary_search(ids_.begin(), ids_.end(), n.op_type_id(), std::less<>());
 }
 

@@ -29,7 +29,6 @@
 #include <vector>
 
 #include "driver/op_type_set.h"
-
 #include "options/option_def.h"
 #include "passes/pass_registry.h"
 #include "plugin/host_api.h"
