@@ -2,11 +2,12 @@
 
 #include <algorithm>
 #include <functional>
+#include <utility>
 
 namespace kiln {
 
-OpTypeSet::OpTypeSet(std::span<const std::string> op_types) {
-  for (const std::string& t : op_types) ids_.push_back(Node::Intern(t));
+OpTypeSet::OpTypeSet(std::vector<std::string> op_types) : names_(std::move(op_types)) {
+  for (const std::string& t : names_) ids_.push_back(Node::Intern(t));
   std::sort(ids_.begin(), ids_.end(), std::less<>());
   ids_.erase(std::unique(ids_.begin(), ids_.end()), ids_.end());
 }

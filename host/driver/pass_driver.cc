@@ -55,7 +55,7 @@ class PassDriver::Walk {
     all_ = passes_;
     all_.insert(all_.end(), after_walk_.begin(), after_walk_.end());
     for (NodePass* p : all_) stats_.push_back(d_.StatsIndex(p->name()));
-    for (NodePass* p : passes_) op_types_.push_back(p->runs_on_nodes() ? p->op_types() : nullptr);
+    for (NodePass* p : passes_) op_types_.push_back(p->op_types());
   }
   // The marks this walk set go, so that the next walk of this graph (a subgraph is walked each time its node is)
   // starts from none. Node ids are never reused: a node deleted meanwhile keeps a harmless stale mark.

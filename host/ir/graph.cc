@@ -236,7 +236,7 @@ void Graph::RemoveValue(Value* v) {
   // the entry where it was, and Model::CollectGarbage drops it with the value. Erasing it here scanned and shifted
   // the list for every removal (20% of an O2 compile of a 100k-node graph with value_info on every value).
   if (!v->name_.empty()) {
-    by_name_.Erase(v->name_, v);
+    by_name_.Erase(v);
     names().Forget(v->name_);
   }
   v->deleted_ = true;
@@ -280,7 +280,7 @@ void Graph::RenameValue(Value* v, std::string name) {
     throw InternalError("RenameValue: '" + name + "' is taken in graph '" + name_ + "'");
   std::string old = v->name_;
   if (!old.empty()) {
-    by_name_.Erase(old, v);
+    by_name_.Erase(v);
     names().Forget(old);
   }
   v->name_ = std::move(name);

@@ -32,10 +32,10 @@ void ValueIndex::Insert(Value* v) {
   s = Slot{hash, v};
 }
 
-void ValueIndex::Erase(std::string_view name, const Value* v) {
+void ValueIndex::Erase(const Value* v) {
   if (size_ == 0) return;
   const size_t mask = slots_.size() - 1;
-  size_t hole = Probe(Hash(name), name);
+  size_t hole = Probe(Hash(v->name()), v->name());
   if (slots_[hole].value != v) return;
   --size_;
   // Backward shift: each later entry of the run whose home slot is not between the hole and itself moves into

@@ -19,8 +19,8 @@ class ValueIndex {
   Value* Find(std::string_view name) const;
   // Maps v's name (not empty) to `v`, in place of any value mapped under that name.
   void Insert(Value* v);
-  // Unmaps `name` where it maps to `v`; anything else is left as it is.
-  void Erase(std::string_view name, const Value* v);
+  // Unmaps v's name where it maps to `v`; anything else is left as it is.
+  void Erase(const Value* v);
   // Makes room for `n` entries in all, so that adding up to that many does not grow the table.
   void Reserve(size_t n);
   size_t size() const { return size_; }

@@ -98,7 +98,7 @@ class PluginNodePass final : public NodePass {
   PluginNodePass(std::shared_ptr<const PluginPassDef> def, PassArgs args) : def_(std::move(def)), args_(std::move(args)) {}
 
   const std::string& name() const override { return def_->name; }
-  const OpTypeSet* op_types() const override { return def_->op_type_set ? &*def_->op_type_set : nullptr; }
+  const OpTypeSet* op_types() const override { return def_->op_types ? &*def_->op_types : nullptr; }
 
   bool Run(Node& node, PassContext& ctx) override {
     if (failed_) return false;
@@ -276,7 +276,7 @@ PassInfo MakePluginPassInfo(std::shared_ptr<const PluginPassDef> def) {
   info.switch_option = def->switch_option;
   info.owner = def->plugin;
   info.help = def->description.empty() ? "(no description)" : def->description;
-  info.op_types = def->op_types;
+  if (def->op_types) info.op_types = def->op_types->names();
   for (const OptionDef& o : def->options) {
     PassArgDef arg;
     arg.name = o.name;

@@ -48,8 +48,7 @@ struct PluginPassDef {
   KilnRunOnGraphFn on_finish_graph = nullptr;  // ABI 1.1, node passes only
   uint32_t preserved_analyses = 0;  // ABI 1.2: KILN_ANALYSIS_* bits, Model::preserved_analyses during its callbacks
   KilnPreparePassFn prepare = nullptr;  // ABI 1.9: before the model is read (PassInfo::prepare)
-  std::vector<std::string> op_types;  // ABI 1.12, node passes only: as registered; empty for every node
-  std::optional<OpTypeSet> op_type_set;  // the same, for the driver; none for every node
+  std::optional<OpTypeSet> op_types;  // ABI 1.12, node passes only; none for every node
   void* user_data = nullptr;
   std::vector<OptionDef> options;  // the pass's own options (short names), defaults parsed
   const HostServices* services = nullptr;

@@ -157,13 +157,14 @@ void PendingRegistration::AddPass(const KilnPassInfo* info) {
     if (!info->op_types) throw std::invalid_argument(what + ": op_type_count is not 0 but op_types is NULL");
     if (info->op_type_count == 0)
       throw std::invalid_argument(what + ": op_types lists no op type (NULL runs the pass on every node)");
+    std::vector<std::string> op_types;
     for (size_t i = 0; i < info->op_type_count; ++i) {
       if (!info->op_types[i] || !*info->op_types[i])
         throw std::invalid_argument(what + ": op_types[" + std::to_string(i) + "] is " +
                                     (info->op_types[i] ? "empty" : "NULL"));
-      def->op_types.emplace_back(info->op_types[i]);
+      op_types.emplace_back(info->op_types[i]);
     }
-    def->op_type_set.emplace(def->op_types);
+    def->op_types.emplace(std::move(op_types));
   }
   def->user_data = info->user_data;
   def->services = services_;

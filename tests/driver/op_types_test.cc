@@ -178,7 +178,7 @@ TEST_F(OpTypes, VerifyEachFailsAPassThatChangesAnOpTypeItDoesNotDeclare) {
 }
 
 TEST(OpTypeSet, ComparesInternedOpTypes) {
-  const std::string types[] = {"Transpose", "MatMul", "Transpose"};
+  std::vector<std::string> types = {"Transpose", "MatMul", "Transpose"};
   OpTypeSet set(types);
   EXPECT_EQ(set.size(), 2u);
   auto m = ParseModel(R"(<ir_version: 8, opset_import: ["" : 17]>

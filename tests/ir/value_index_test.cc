@@ -39,13 +39,13 @@ TEST(ValueIndex, FindsWhatAMapWouldThroughGrowthReplacementAndErasure) {
       index.Insert(v);  // a second value of one name (v5 and v2005 are both "v5") replaces the first
       want[v->name()] = v;
     } else {
-      index.Erase(v->name(), v);  // only where the name maps to this very value
+      index.Erase(v);  // only where the name maps to this very value
       if (auto it = want.find(v->name()); it != want.end() && it->second == v) want.erase(it);
     }
     if (step % 997 == 0) check(step);
   }
   check(20000);
-  for (Value* v : values) index.Erase(v->name(), v);
+  for (Value* v : values) index.Erase(v);
   EXPECT_EQ(index.size(), 0u);
   EXPECT_EQ(index.Find("v1"), nullptr);
 }
