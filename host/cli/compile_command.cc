@@ -182,7 +182,7 @@ Action AddCompileCommand(CLI::App& app) {
   cmd->add_option("--report", a->report, "Write the compile report as JSON to this file");
   cmd->add_option("--dump-dir", a->dump_dir, "Write an ONNX file after each pass named by --dump-after");
   cmd->add_option("--dump-after", a->dump_after, "A pass name, or 'all' (repeatable; default all)");
-  cmd->add_flag("--verify-each", a->verify_each, "Verify the graph after every pass (and that node passes change only the op types they declare)");
+  cmd->add_flag("--verify-each", a->verify_each, "Verify the graph after every pass, not counting the input's own problems against one (and that node passes change only the op types they declare)");
   cmd->add_flag("--strict", a->strict, "Stop on the first failing pass instead of rolling it back");
   cmd->add_option("--log-level", a->log_level, "trace, debug, info, warn (default), error or off");
   cmd->add_option("--external-data-threshold", a->external_threshold,

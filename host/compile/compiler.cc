@@ -20,6 +20,7 @@
 #include "support/process_memory.h"
 #include "target/active_target.h"
 #include "target/trace.h"
+#include "verify/verifier.h"
 
 namespace kiln {
 namespace fs = std::filesystem;
@@ -223,6 +224,34 @@ struct PeakRaisers {
   nlohmann::json steps = nlohmann::json::array();
 };
 
+// For --verify-each: the input's own breaches of the spec that only show once its values are typed (an opset-6
+// Constant holding int64 breaks Constant-1's type constraint as soon as inference types its output). Checking after
+// every pass would blame the first pass after which they show (InferShapePass) for what the input brought, so they
+// are found first, with the input's types inferred in a transaction rolled back afterwards, reported once as the
+// input's (a warning and the report's "input_issues"), and left out of the checks after each pass. Issues of the
+// input as read, before inference, are among them. When inference itself fails here, nothing is left out: the
+// pipeline's own InferShapePass meets that failure as before.
+std::shared_ptr<const IssueSet> InputIssues(Model& model, nlohmann::json& report) {
+  auto known = std::make_shared<IssueSet>();
+  std::vector<VerifyIssue> issues;
+  try {
+    InferredShapesScope typed(model);
+    issues = VerifyModel(model);
+  } catch (const std::exception& e) {
+    Logger("verify")->debug("the input's types could not be inferred before the first pass: {}", e.what());
+    return known;
+  }
+  nlohmann::json listed = nlohmann::json::array();
+  for (const VerifyIssue& i : issues)
+    if (known->insert(IssueText(i)).second) listed.push_back(IssueText(i));
+  report["input_issues"] = listed;
+  if (!issues.empty())
+    Logger("verify")->warn("the input model breaks the ONNX spec once its types are inferred ({} problem{}, first: "
+                           "{}); --verify-each does not count these against any pass",
+                           listed.size(), listed.size() == 1 ? "" : "s", listed.front().get<std::string>());
+  return known;
+}
+
 }  // namespace
 
 nlohmann::json Compiler::Run(Model& model, const ResolvedPipeline& resolved, const CompileRequest& request) const {
@@ -237,10 +266,13 @@ nlohmann::json Compiler::Run(Model& model, const ResolvedPipeline& resolved, con
   report["options"] = resolved.options.ToJson()["options"];
   report["stages"] = nlohmann::json::array();
   int dump_index = 0;
+  std::shared_ptr<const IssueSet> input_issues;
+  if (request.verify_each) input_issues = InputIssues(model, report);
   for (const PlannedStage& stage : resolved.plan.stages) {
     auto t0 = std::chrono::steady_clock::now();
     DriverOptions dopts;
     dopts.verify_each = request.verify_each;
+    dopts.known_issues = input_issues;
     dopts.strict = request.strict;
     dopts.pass_seconds = limits.pass_seconds;
     dopts.after_change = request.after_change;
@@ -317,14 +349,7 @@ nlohmann::json Compiler::TargetSection(Model& model, const plugin::PluginTarget&
   nlohmann::json section = {{"name", target.name}, {"plugin", target.plugin}, {"engines", target.engines}};
   // The target's estimates need shapes, which a level that ran no shape inference (O0) has not given the model:
   // they are inferred for the trace only, in a transaction rolled back afterwards, so the output stays as it was.
-  struct ShapesForTrace {
-    Model& m;
-    explicit ShapesForTrace(Model& model) : m(model) {
-      m.journal().Begin();
-      InferShapes(m);
-    }
-    ~ShapesForTrace() { m.journal().Rollback(); }
-  } shapes(model);
+  InferredShapesScope shapes(model);
   try {
     target::TargetTrace trace = target::BuildTrace(model, target);
     section["totals"] = target::TraceTotalsJson(trace);

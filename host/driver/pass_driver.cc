@@ -331,7 +331,8 @@ bool PassDriver::RunNodePasses(const std::vector<NodePass*>& passes, const std::
     for (auto& [k, v] : contexts[i].reports()) PassContext::MergeReport(StatsFor(names[i]).reports[k], std::move(v));
   }
   model_.CollectGarbage();
-  if (options_.verify_each) VerifyModelOrThrow(model_, "after the walk of " + JoinNames({names.begin(), names.end()}));
+  if (options_.verify_each) VerifyModelOrThrow(model_, "after the walk of " + JoinNames({names.begin(), names.end()}),
+                                                 options_.known_issues.get());
   if (options_.after_step) options_.after_step(names);
   return changed;
 }
@@ -377,7 +378,7 @@ bool PassDriver::RunGraphPass(GraphPass& pass) {
   for (const auto& [k, v] : ctx.counters()) st.counters[k] += v;
   for (auto& [k, v] : ctx.reports()) PassContext::MergeReport(st.reports[k], std::move(v));
   model_.CollectGarbage();
-  if (options_.verify_each) VerifyModelOrThrow(model_, "after pass " + pass.name());
+  if (options_.verify_each) VerifyModelOrThrow(model_, "after pass " + pass.name(), options_.known_issues.get());
   if (options_.after_step) options_.after_step({pass.name()});
   return changed;
 }

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "driver/pass.h"
+#include "verify/verifier.h"
 
 namespace kiln {
 
@@ -52,6 +53,8 @@ struct PassStats {
 struct DriverOptions {
   bool verify_each = false;  // verify after every pass (locally after each changing call, fully after each walk), and
                              // call node passes on the op types they do not declare too, failing if one changes any
+  // What verify_each leaves out: the input's own issues (IssueText), found before the first pass (may be null).
+  std::shared_ptr<const IssueSet> known_issues;
   bool strict = false;       // a failing pass call stops the compile instead of being rolled back and skipped
   size_t max_repass_per_node = 100;
   // Called after each walk or graph pass with the names of the passes that ran, for --dump-after.

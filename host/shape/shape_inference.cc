@@ -9,6 +9,7 @@
 #include "shape/node_inference.h"
 #include "shape/shape_values.h"
 #include "shape/type_refine.h"
+#include "support/error.h"
 #include "support/logging.h"
 
 namespace kiln {
@@ -91,5 +92,18 @@ size_t InferShapes(Model& model, size_t* inferred_nodes) {
   if (inferred_nodes != nullptr) *inferred_nodes = inference.inferred;
   return inference.refined;
 }
+
+InferredShapesScope::InferredShapesScope(Model& model) : model_(model) {
+  if (model.journal().active()) throw InternalError("InferredShapesScope needs a model outside any transaction");
+  model.journal().Begin();
+  try {
+    InferShapes(model);
+  } catch (...) {
+    model.journal().Rollback();
+    throw;
+  }
+}
+
+InferredShapesScope::~InferredShapesScope() { model_.journal().Rollback(); }
 
 }  // namespace kiln

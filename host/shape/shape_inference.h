@@ -22,4 +22,18 @@ namespace kiln {
 // `inferred_nodes` (if not null) gets how many nodes' inference ran.
 size_t InferShapes(Model& model, size_t* inferred_nodes = nullptr);
 
+// Infers `model`'s shapes for as long as the scope lives, in a journal transaction its end rolls back, so the model
+// leaves the scope exactly as it came (for questions that need types of a model whose pipeline may infer none, or
+// has not yet). The model's journal must not be active already. Throws what InferShapes throws (rolled back).
+class InferredShapesScope {
+ public:
+  explicit InferredShapesScope(Model& model);
+  ~InferredShapesScope();
+  InferredShapesScope(const InferredShapesScope&) = delete;
+  InferredShapesScope& operator=(const InferredShapesScope&) = delete;
+
+ private:
+  Model& model_;
+};
+
 }  // namespace kiln

@@ -228,12 +228,14 @@ std::vector<VerifyIssue> VerifyNode(const Node& node) {
   return out;
 }
 
-void VerifyModelOrThrow(const Model& model, const std::string& context) {
+std::string IssueText(const VerifyIssue& issue) { return issue.where + ": " + issue.message; }
+
+void VerifyModelOrThrow(const Model& model, const std::string& context, const IssueSet* known) {
   auto issues = VerifyModel(model);
+  if (known) std::erase_if(issues, [&](const VerifyIssue& i) { return known->contains(IssueText(i)); });
   if (issues.empty()) return;
   std::string msg = "verification failed " + context + ": ";
-  for (size_t i = 0; i < issues.size() && i < 5; ++i)
-    msg += (i ? "; " : "") + issues[i].where + ": " + issues[i].message;
+  for (size_t i = 0; i < issues.size() && i < 5; ++i) msg += (i ? "; " : "") + IssueText(issues[i]);
   if (issues.size() > 5) msg += " (and " + std::to_string(issues.size() - 5) + " more)";
   throw InternalError(msg);
 }

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 namespace kiln {
@@ -18,9 +19,15 @@ struct VerifyIssue {
   std::string message;  // what is wrong
 };
 
+// An issue as one line, "where: message": how messages list it and how IssueSet knows it again.
+std::string IssueText(const VerifyIssue& issue);
+// Issues by their text: those a check already knows of (the input's own, for --verify-each).
+using IssueSet = std::unordered_set<std::string>;
+
 std::vector<VerifyIssue> VerifyModel(const Model& model);
 // Throws kiln::Error (internal, exit 5) listing the first issues, prefixed with `context` ("after pass X").
-void VerifyModelOrThrow(const Model& model, const std::string& context);
+// Issues in `known` (may be null) are left out: the model had them before.
+void VerifyModelOrThrow(const Model& model, const std::string& context, const IssueSet* known = nullptr);
 // The cheap local checks for one node (inputs live and visible, outputs' consumers live): for --verify-each.
 std::vector<VerifyIssue> VerifyNode(const Node& node);
 

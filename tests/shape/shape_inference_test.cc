@@ -35,6 +35,27 @@ void ExpectRefused(const Model& m, std::initializer_list<std::string> parts, con
   }
 }
 
+TEST(ShapeInference, InferredShapesScopeLeavesTheModelAsItCame) {
+  const std::string text = R"(<ir_version: 8, opset_import: ["" : 17]>
+    g (float[N,4] x) => (y) {
+      a = Relu(x)
+      y = Transpose <perm = [1, 0]> (a)
+    })";
+  auto m = ParseModel(text);
+  ASSERT_TRUE(m);
+  const std::string before = PrintGraph(*m);
+  {
+    InferredShapesScope typed(*m);
+    EXPECT_EQ(ShapeOf(*m, "y"), "[4,N]");
+    EXPECT_THROW(InferredShapesScope again(*m), Error);  // the model's journal is taken
+  }
+  EXPECT_EQ(PrintGraph(*m), before);
+  EXPECT_EQ(ShapeOf(*m, "y"), "(no shape)");
+  EXPECT_FALSE(m->journal().active());
+  InferShapes(*m);  // and inference after it gives the types again
+  EXPECT_EQ(ShapeOf(*m, "y"), "[4,N]");
+}
+
 TEST(ShapeInference, SymbolicShapeChainsGiveReshapeItsDims) {
   // view(batch, seq, heads, head_dim) as PyTorch writes it, with batch and seq symbolic.
   auto m = ParseModel(R"(<ir_version: 8, opset_import: ["" : 17]>
