@@ -54,6 +54,10 @@ class PassContext {
   // rest of the walk).
   double seconds_spent = 0;
   bool over_time_budget = false;
+  // A graph pass may keep its changes part-way (ABI 1.13 pass_checkpoint) when the driver allows it (not under
+  // --verify-each, which undoes and reports a pass whole); how many such checkpoints it kept.
+  bool checkpoints_allowed = false;
+  uint64_t checkpoints = 0;
 
  private:
   Model& model_;

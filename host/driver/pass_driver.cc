@@ -353,6 +353,7 @@ bool RunOnGraphTree(GraphPass& pass, Graph& g, PassContext& ctx) {
 bool PassDriver::RunGraphPass(GraphPass& pass) {
   PassStats& st = StatsFor(pass.name());
   PassContext ctx(model_, Logger(pass.name()));
+  ctx.checkpoints_allowed = !options_.verify_each;
   Journal& j = model_.journal();
   auto t0 = std::chrono::steady_clock::now();
   bool changed = false;
@@ -363,6 +364,7 @@ bool PassDriver::RunGraphPass(GraphPass& pass) {
     j.Commit();
   } catch (const std::exception& e) {
     j.Rollback();
+    changed = ctx.checkpoints > 0;  // what it kept at its checkpoints stays
     std::string msg = "pass " + pass.name() + " failed: " + e.what();
     st.NoteFailure(msg);
     auto* ke = dynamic_cast<const Error*>(&e);
@@ -370,8 +372,14 @@ bool PassDriver::RunGraphPass(GraphPass& pass) {
     if (options_.strict) {
       throw Error(ke ? ke->code() : ExitCode::kInternal, msg + " (stopped: --strict)");
     }
-    Logger("driver")->warn("{}; its change was rolled back and the compile goes on", msg);
+    if (changed)
+      Logger("driver")->warn("{}; its changes since the last of its {} checkpoints were rolled back, those before "
+                             "kept, and the compile goes on",
+                             msg, ctx.checkpoints);
+    else
+      Logger("driver")->warn("{}; its change was rolled back and the compile goes on", msg);
   }
+  if (ctx.checkpoints) ctx.AddCounter("checkpoints", static_cast<int64_t>(ctx.checkpoints));
   st.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   ++st.runs;
   if (changed) ++st.changes;

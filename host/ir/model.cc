@@ -38,9 +38,12 @@ bool Model::EnsureOpset(const std::string& domain, int64_t version) {
   return true;
 }
 
-void Model::CollectGarbage() {
+void Model::CollectGarbage(bool within_pass) {
   if (journal_.active()) return;
-  canonical_index_.clear();
+  if (within_pass)
+    std::erase_if(canonical_index_, [](const auto& entry) { return entry.second->is_deleted(); });
+  else
+    canonical_index_.clear();
   call_instance_data_.reset();
   if (dead_nodes_.empty() && dead_values_.empty() && dead_functions_.empty() && !analyses_carried_over) return;
   // Walking every graph after every pass shows on a large model: with nothing to free and nothing carried over,

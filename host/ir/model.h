@@ -72,8 +72,10 @@ class Model {
   // Frees nodes, values and functions removed so far, and drops every graph's cached analyses (which may point at
   // them, or were kept current by a pass that declared them preserved); with neither, the analyses stay (a change
   // bumps its graph's structure version, which stales them). Only call when no pointer to what is freed is held
-  // and no transaction is open.
-  void CollectGarbage();
+  // and no transaction is open. What a pass kept for itself (canonical_index, the typed call instances) goes too,
+  // except `within_pass` (a checkpoint of a running pass: pass_checkpoint), where the body index keeps what still
+  // lives, so the pass reuses the bodies it outlined before the checkpoint as it would without one.
+  void CollectGarbage(bool within_pass = false);
 
   // The analyses the running pass declares it keeps valid (KILN_ANALYSIS_* bits; see Graph::BumpStructure).
   uint32_t preserved_analyses = 0;

@@ -42,6 +42,15 @@ TopoResult TopologicalOrder(const Graph& g) {
   return r;
 }
 
+bool IsAcyclic(const Graph& g) {
+  bool forward = true;
+  for (const auto& n : g.nodes()) {
+    ForEachDependent(g, n.get(), [&](Node* c) { forward = forward && PositionBefore(n.get(), c); });
+    if (!forward) return TopologicalOrder(g).cycle_nodes.empty();
+  }
+  return true;
+}
+
 std::vector<Node*> TopologicalOrderOrThrow(const Graph& g, const std::string& where) {
   TopoResult r = TopologicalOrder(g);
   if (r.cycle_nodes.empty()) return std::move(r.order);

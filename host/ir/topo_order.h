@@ -18,6 +18,10 @@ struct TopoResult {
 
 TopoResult TopologicalOrder(const Graph& g);
 
+// Whether `g` has no cycle: every read goes forward in the (order, id) positions (one pass over the reads, as a
+// graph that was sorted and then rewritten in place mostly is), else TopologicalOrder decides.
+bool IsAcyclic(const Graph& g);
+
 // The tie-break among ready nodes: position hint first, then creation order.
 bool PositionBefore(const Node* a, const Node* b);
 

@@ -166,6 +166,8 @@ class CallFrame {
   static StringTensorFill* FindStringFill(const KilnTensorView* view);
   // A string constant to write when the pass callback succeeds.
   void DeferStringConstant(Value* v, StringTensorFill* fill) { string_constants_.push_back({v, fill}); }
+  // Whether string constants wait to be written (their fills may still be under way).
+  bool FillingStrings() const { return !string_constants_.empty(); }
   // Values a deleted node read: constants among them left without uses go when the callback succeeds.
   void NoteReleased(Value* v) { released_.push_back(v); }
   // A graph outlined with KILN_OUTLINE_ASSUME_CONVEX: checked for cycles when the callback returns.

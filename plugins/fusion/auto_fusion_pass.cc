@@ -221,6 +221,9 @@ void AutoFusionPass::Run(sdk::PassContext& ctx, sdk::Graph graph) {
     nodes_fused += static_cast<int64_t>(group.size());
     c.decision = "fused";
     log.Note(c.rule, c.decision, [&] { return c; });
+    // The graph is whole between two groups, and the groups still to come are disjoint from this one: the host may
+    // keep what is outlined and free the nodes it replaced (ABI 1.13).
+    ctx.Checkpoint();
   }
   if (fused) ctx.AddCounter("groups_fused", fused), ctx.AddCounter("nodes_fused", nodes_fused);
   if (rejected) ctx.AddCounter("groups_rejected", rejected);

@@ -194,6 +194,10 @@ void PatternFusionPass::Run(sdk::PassContext& ctx, sdk::Graph graph) {
         ++rewritten;
       }
       Release(*f);
+      // The graph is whole between two groups: the host may keep what is applied and free the nodes it replaced
+      // (ABI 1.13). Nothing here holds a handle of a removed node: `order` is not read again this round, and the
+      // groups still to apply are disjoint from the applied ones.
+      ctx.Checkpoint();
     }
   }
   if (fused) ctx.AddCounter("groups_fused", fused), ctx.AddCounter("nodes_fused", nodes_fused);

@@ -72,7 +72,7 @@ TEST_F(PluginCli, EveryBadPluginExitsFourNamingTheFileAndTheProblem) {
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"not_elf", "cannot be loaded"},
       {"no_entry", "does not export kiln_plugin_entry"},
-      {"wrong_major", "was built for Kiln ABI 2.0; this host implements 1.12"},
+      {"wrong_major", "was built for Kiln ABI 2.0; this host implements 1.13"},
       {"entry_error", "its entry refused to load"},
       {"null_callback", "NullCallbackPass' is a node pass without run_on_node"},
       {"small_struct", "KilnPassInfo of pass 'SmallStructPass' is"},
@@ -106,15 +106,15 @@ TEST_F(PluginCli, OtherMinorsAreListedWithBothVersionsAndTheirPassesRun) {
   auto r = RunKiln("plugins --json" + plugins);
   ASSERT_EQ(r.rc, 0) << r.output;
   auto j = nlohmann::json::parse(r.output);
-  EXPECT_EQ(j["host_abi"], "1.12");
+  EXPECT_EQ(j["host_abi"], "1.13");
   std::map<std::string, std::pair<std::string, std::string>> versions;  // name -> (built for, negotiated)
   for (const auto& p : j["plugins"]) versions[p["name"]] = {p["abi_version"], p["negotiated_abi"]};
   using Versions = std::pair<std::string, std::string>;
   EXPECT_EQ(versions["old_minor"], Versions("1.0", "1.0"));
   EXPECT_EQ(versions["v1_1_probe"], Versions("1.1", "1.1"));
-  EXPECT_EQ(versions["newer_minor"], Versions("1.99", "1.12"));
+  EXPECT_EQ(versions["newer_minor"], Versions("1.99", "1.13"));
   r = RunKiln("plugins" + plugins);
-  EXPECT_NE(r.output.find("newer_minor 1.99.0  (ABI 1.99, speaking 1.12)"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("newer_minor 1.99.0  (ABI 1.99, speaking 1.13)"), std::string::npos) << r.output;
 
   r = Compile("--pipeline " + Pipeline("OldMinorPass, V1_1ProbePass, NewerMinorPass") + plugins + " --strict");
   ASSERT_EQ(r.rc, 0) << r.output;
@@ -128,11 +128,11 @@ TEST_F(PluginCli, OtherMinorsAreListedWithBothVersionsAndTheirPassesRun) {
   nlohmann::json v1_1 = PassStats(Report(), "V1_1ProbePass")["counters"];
   EXPECT_EQ(v1_1["visits"], 15);
   EXPECT_EQ(v1_1["finish_on_main"], 1);
-  EXPECT_EQ(v1_1["host_minor"], 12);
+  EXPECT_EQ(v1_1["host_minor"], 13);
   nlohmann::json newer = PassStats(Report(), "NewerMinorPass")["counters"];
   EXPECT_EQ(newer["visits"], 15);
   EXPECT_EQ(newer["limit"], 3);
-  EXPECT_EQ(newer["host_minor"], 12);
+  EXPECT_EQ(newer["host_minor"], 13);
   EXPECT_EQ(newer["host_lacks_future"], 1);
 }
 
@@ -173,7 +173,7 @@ TEST_F(PluginCli, HelloIsListedAndItsPassRuns) {
     if (p["name"] == "hello") hello = p;
   ASSERT_FALSE(hello.is_null()) << r.output;
   EXPECT_EQ(hello["version"], "1.0.0");
-  EXPECT_EQ(hello["abi_version"], "1.12");
+  EXPECT_EQ(hello["abi_version"], "1.13");
   EXPECT_EQ(hello["file"], Plugin("hello"));
   std::string registered = hello["registered"].dump();
   for (const char* name : {"HelloIdentityPass", "hello.Double", "hello.identityElimination"})

@@ -71,7 +71,7 @@ TEST_F(TargetCli, TargetsAreListedAsTextAndJson) {
   const std::string plugins = kTarget + " --plugin " + Plugin("v1_2_target");
   auto r = RunKiln("targets" + plugins);
   ASSERT_EQ(r.rc, 0) << r.output;
-  EXPECT_TRUE(Contains(r.output, "test_npu  (plugin test_target, ABI 1.12)  " + Plugin("target"))) << r.output;
+  EXPECT_TRUE(Contains(r.output, "test_npu  (plugin test_target, ABI 1.13)  " + Plugin("target"))) << r.output;
   EXPECT_TRUE(Contains(r.output, "    A test NPU: cube and vector engines")) << r.output;
   EXPECT_TRUE(Contains(r.output, "    engines: cube, vector, host\n")) << r.output;
   EXPECT_TRUE(Contains(r.output, "    formats: ND, NC1HWC0\n")) << r.output;
@@ -87,7 +87,7 @@ TEST_F(TargetCli, TargetsAreListedAsTextAndJson) {
   const nlohmann::json& npu = by_name["test_npu"];
   EXPECT_EQ(npu["plugin"], "test_target");
   EXPECT_EQ(npu["file"], Plugin("target"));
-  EXPECT_EQ(npu["plugin_abi"], "1.12");
+  EXPECT_EQ(npu["plugin_abi"], "1.13");
   EXPECT_EQ(npu["usable"], true);
   EXPECT_EQ(npu["engines"], nlohmann::json::array({"cube", "vector", "host"}));
   EXPECT_EQ(npu["formats"], nlohmann::json::array({"ND", "NC1HWC0"}));

@@ -170,7 +170,7 @@ static_assert(offsetof(KilnOutlineInfo, reserved0) == 44);
 static_assert(offsetof(KilnOutlineInfo, embed_constant_max_bytes) == 48);
 static_assert(offsetof(KilnOutlineInfo, call_name) == 56);
 
-static_assert(sizeof(KilnHostApi) == 1536);  // grows with every minor version
+static_assert(sizeof(KilnHostApi) == 1544);  // grows with every minor version
 static_assert(offsetof(KilnHostApi, struct_size) == 0);
 static_assert(offsetof(KilnHostApi, abi_version) == 8);
 static_assert(offsetof(KilnHostApi, reserved0) == 12);
@@ -364,6 +364,7 @@ static_assert(offsetof(KilnHostApi, value_constant_bytes) == 1504);  // since 1.
 static_assert(offsetof(KilnHostApi, graph_create_computed_constant) == 1512);  // since 1.10
 static_assert(offsetof(KilnHostApi, value_constant_read) == 1520);  // since 1.10
 static_assert(offsetof(KilnHostApi, stored_bytes_read) == 1528);  // since 1.11
+static_assert(offsetof(KilnHostApi, pass_checkpoint) == 1536);  // since 1.13
 
 // ---- the constants of 1.2 ----
 static_assert(KILN_ABI_VERSION_1_2 == 0x00010002u);
@@ -439,6 +440,10 @@ static_assert(std::is_same_v<decltype(KilnHostApi::stored_bytes_read), void (*)(
 static_assert(KILN_ABI_VERSION_1_12 == 0x0001000Cu);
 static_assert(std::is_same_v<decltype(KilnPassInfo::op_types), const char* const*>);
 
+// ---- 1.13 ----
+static_assert(KILN_ABI_VERSION_1_13 == 0x0001000Du);
+static_assert(std::is_same_v<decltype(KilnHostApi::pass_checkpoint), KilnStatus* (*)(KilnPassContext*, int32_t*)>);
+
 // ---- the entry point never changes ----
 static_assert(std::is_same_v<decltype(&kiln_plugin_entry), KilnPluginEntryFn>);
 static_assert(std::is_same_v<KilnPluginEntryFn,
@@ -447,7 +452,7 @@ static_assert(std::is_same_v<KilnPluginEntryFn,
 namespace {
 
 TEST(AbiVersion, MacrosPackMajorAndMinor) {
-  EXPECT_EQ(KILN_ABI_VERSION, 0x0001000Cu);
+  EXPECT_EQ(KILN_ABI_VERSION, 0x0001000Du);
   EXPECT_EQ(KILN_ABI_VERSION_1_0, 0x00010000u);
   EXPECT_EQ(KILN_ABI_VERSION_1_1, 0x00010001u);
   EXPECT_EQ(KILN_ABI_VERSION_1_2, 0x00010002u);
@@ -460,9 +465,10 @@ TEST(AbiVersion, MacrosPackMajorAndMinor) {
   EXPECT_EQ(KILN_ABI_VERSION_1_9, 0x00010009u);
   EXPECT_EQ(KILN_ABI_VERSION_1_10, 0x0001000Au);
   EXPECT_EQ(KILN_ABI_VERSION_1_11, 0x0001000Bu);
-  EXPECT_EQ(KILN_ABI_VERSION_1_12, KILN_ABI_VERSION);
+  EXPECT_EQ(KILN_ABI_VERSION_1_12, 0x0001000Cu);
+  EXPECT_EQ(KILN_ABI_VERSION_1_13, KILN_ABI_VERSION);
   EXPECT_EQ(KILN_ABI_VERSION_GET_MAJOR(KILN_ABI_VERSION), 1u);
-  EXPECT_EQ(KILN_ABI_VERSION_GET_MINOR(KILN_ABI_VERSION), 12u);
+  EXPECT_EQ(KILN_ABI_VERSION_GET_MINOR(KILN_ABI_VERSION), 13u);
   EXPECT_EQ(KILN_ABI_VERSION_GET_MAJOR(KILN_MAKE_ABI_VERSION(2, 7)), 2u);
   EXPECT_EQ(KILN_ABI_VERSION_GET_MINOR(KILN_MAKE_ABI_VERSION(2, 7)), 7u);
   EXPECT_STREQ(KILN_PLUGIN_ENTRY_SYMBOL, "kiln_plugin_entry");

@@ -27,14 +27,15 @@ std::string YamlPass(const std::string& p) {
   return "{name: " + p.substr(0, brace) + ", args: " + p.substr(brace) + "}";
 }
 
-PassRun Compile(Model& model, CompileRequest& req, const std::map<std::string, std::string>& options) {
+PassRun Compile(Model& model, CompileRequest& req, const std::map<std::string, std::string>& options,
+                bool verify_each = true) {
   // As kiln compile does: the plugins before the options, which may be theirs (oo.memoryPolicy is folding's).
   CompileFlow flow({}, req.pipeline_file);
   std::vector<OptionText> texts;
   for (const auto& [k, v] : options) texts.push_back({k, v, "test"});
   OptionLayer session = flow.SetOptions(OptionPlace::kSession, texts);
   req.session = &session;
-  req.verify_each = true;
+  req.verify_each = verify_each;
   req.strict = true;
   ResolvedPipeline resolved = flow.Resolve(req);
   PassRun run;
@@ -73,11 +74,12 @@ PassRun RunPasses(Model& model, const std::vector<std::string>& passes, const st
   return run;
 }
 
-PassRun RunLevel(Model& model, const std::string& level, const std::map<std::string, std::string>& options) {
+PassRun RunLevel(Model& model, const std::string& level, const std::map<std::string, std::string>& options,
+                 bool verify_each) {
   auto opts = options;
   opts["oo.level"] = level;
   CompileRequest req;
-  return Compile(model, req, opts);
+  return Compile(model, req, opts, verify_each);
 }
 
 }  // namespace kiln::testing

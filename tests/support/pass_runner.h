@@ -25,7 +25,9 @@ struct PassRun {
 PassRun RunPasses(Model& model, const std::vector<std::string>& passes, const std::vector<std::string>& after_walk = {},
                   const std::map<std::string, std::string>& options = {}, const std::string& level = "O1");
 
-// Compiles with a shipped level's pipeline (O0..O3) and session options.
-PassRun RunLevel(Model& model, const std::string& level, const std::map<std::string, std::string>& options = {});
+// Compiles with a shipped level's pipeline (O0..O3) and session options; RunPasses and RunLevel verify after every
+// pass (--verify-each) unless `verify_each` is false.
+PassRun RunLevel(Model& model, const std::string& level, const std::map<std::string, std::string>& options = {},
+                 bool verify_each = true);
 
 }  // namespace kiln::testing

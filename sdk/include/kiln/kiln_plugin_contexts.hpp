@@ -48,6 +48,15 @@ class PassContext {
     KILN_SDK_REQUIRE_SLOT(pass_add_report);
     Check(Host().pass_add_report(c_, std::string(key).c_str(), std::string(json).c_str()));
   }
+  // A graph pass, where the graph is whole between two rewrites: lets the host keep the changes so far and free
+  // what they removed (ABI 1.13 pass_checkpoint, which says when it declines). True when it kept them: handles of
+  // removed nodes and values are then invalid. False on an older host.
+  bool Checkpoint() const {
+    if (!KILN_HOST_HAS(&Host(), pass_checkpoint)) return false;
+    int32_t kept = 0;
+    Check(Host().pass_checkpoint(c_, &kept));
+    return kept != 0;
+  }
 
  private:
   KilnPassContext* c_;

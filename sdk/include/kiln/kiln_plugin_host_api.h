@@ -485,6 +485,21 @@ struct KilnHostApi {
       a fault and a nested page walk; ResNet-50's 100 MB of weights read in 8 ms against 40-50 ms). A computed
       constant's compute may call it. Cannot fail. */
   void (*stored_bytes_read)(const void* at, uint64_t size, void* out);
+
+  /* ----- since 1.13 ----- */
+  /** For a graph pass, at a point between two rewrites where the graph is whole (every read defined, no cycle):
+      asks the host to keep every change the call made so far, as though the call had ended there, and to free the
+      nodes and values those changes removed, which it otherwise holds until the call ends so that a failure can be
+      undone. A pass that rewrites a large graph a piece at a time asks after each piece, so what it replaced does
+      not pile up. The host decides, and sets *out_kept (may be NULL) to 1 when it kept them; 0 when it declined
+      and nothing happened: under --verify-each (which undoes a pass whole), for a node pass, while string
+      constants are being filled, or while too little would be freed (it keeps them once the removed nodes and
+      values outnumber the graph's nodes, and 4,096). After a kept checkpoint a failure of the
+      call undoes its changes since then only (the report says so), the handles of removed nodes and values and
+      anything read from them are invalid (live ones stay valid), and cached analyses are made again when next
+      asked for. The checks a successful call ends with are made first (KILN_OUTLINE_ASSUME_CONVEX groups must
+      leave the graph acyclic): FAILED_PRECONDITION naming a node on a cycle when they fail, keeping nothing. */
+  KilnStatus* (*pass_checkpoint)(KilnPassContext* ctx, int32_t* out_kept);
 };
 
 #endif /* KILN_PLUGIN_HOST_API_H_ */
