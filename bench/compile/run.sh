@@ -10,7 +10,8 @@
 # Beside the whole process, warm_s is the median build of the same model compiled RUNS more times inside one process
 # through the embedding API (bench_warm_compile, after a first build reported apart): like ORT's session creation it
 # leaves out the process's start, which `kiln compile` pays on every file. Left out ("-") above WARM_MAX_NODES
-# nodes (default 200000) and with WARM=0.
+# nodes (default 200000) and with WARM=0. KILN_ARGS adds arguments to every `kiln compile` (the warm column is
+# left out then): KILN_ARGS=--fusion.mode=auto with LEVELS O3 times AutoFusionPass alone on the chains.
 # Under each model's line, per level: the median seconds of the report's load, optimize and write phases and of the
 # PASS_TOP (default 6) passes that took the most, with their share of the whole process; then, from the last run's
 # report, the resident memory after load, the peak, and the four steps that raised the peak most.
@@ -72,8 +73,9 @@ for f in "${files[@]}"; do
       rm -f "$work/out.onnx"
       # Wall time from bash's microsecond clock (GNU time's %e has 10 ms steps); peak RSS from GNU time.
       start=$EPOCHREALTIME
+      # shellcheck disable=SC2086  # KILN_ARGS is a list of arguments
       /usr/bin/time -f '%M' -o "$work/time" "$build/bin/kiln" compile "$f" -o "$work/out.onnx" \
-        --oo.level="$lvl" --report "$work/r.json" --log-level=error >/dev/null 2>"$work/err" ||
+        --oo.level="$lvl" --report "$work/r.json" --log-level=error ${KILN_ARGS-} >/dev/null 2>"$work/err" ||
         { echo "kiln compile $name $lvl failed:"; cat "$work/err"; exit 1; }
       t=$(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.4f", b - a }')
       read -r m < "$work/time"
@@ -92,7 +94,7 @@ print(100*per.get('InferShapePass',0)/float(sys.argv[2]) if float(sys.argv[2])>0
     done
     mt=$(med "${ts[@]}"); mr=$(med "${rss[@]}"); ms=$(med "${shares[@]}")
     warm=-
-    if [ "${WARM:-1}" != 0 ] && [ "$nodes" -le "${WARM_MAX_NODES:-200000}" ]; then
+    if [ "${WARM:-1}" != 0 ] && [ -z "${KILN_ARGS-}" ] && [ "$nodes" -le "${WARM_MAX_NODES:-200000}" ]; then
       out=$("$build/bin/bench_warm_compile" "$f" "$((runs + 1))" "$lvl" 2>"$work/err") ||
         { echo "bench_warm_compile $name $lvl failed:"; cat "$work/err"; exit 1; }
       warm=$(printf '%s\n' "$out" | sed -n 's/.*warm_median_ms=\([0-9.]*\).*/\1/p' |

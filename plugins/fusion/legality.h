@@ -2,9 +2,9 @@
 //   - every node is in the graph being fused (subgraph boundaries: a group never spans a graph and its subgraph);
 //   - no node is non-deterministic, side-effecting, control flow, a sequence op, or already a fused call;
 //   - no value the group computes is read outside it or is a graph output, except the group's outputs;
-//   - the group is convex: no path leaves it and comes back (checked by the host's analysis when outputs other
-//     than the root's escape; a group whose only exit is its root is convex by construction, since every node of a
-//     pattern match is an ancestor of the root).
+//   - the group is convex: no path leaves it and comes back (a group read from outside at one node only, the one
+//     node nothing in the group reads, is convex by its own edges, as a pattern match whose only exit is its root
+//     is; the host's analysis decides for the others).
 // And, for several groups at once, that fusing them all creates no cycle between the calls.
 #pragma once
 
