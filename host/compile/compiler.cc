@@ -41,8 +41,17 @@ void Compiler::LoadSearchPathPlugins() { plugins_.LoadSearchPath(); }
 void Compiler::LoadPluginsFor(const CompileRequest& request) {
   OptLevel level = ResolveLevel(options_, OptionLayers{request.graph, request.session, nullptr});
   fs::path file = request.pipeline_file ? *request.pipeline_file : ShippedPipelineFile(level);
-  // The pipeline's plugins come before the search path's (the first registration of a name wins).
-  if (fs::exists(file)) plugins_.LoadPipelinePlugins(plugin::ReadPipelinePlugins(file));
+  // The pipeline's plugins come before the search path's (the first registration of a name wins). CompileFlow asks
+  // before it sets options and Resolve again: a pipeline file whose plugins all loaded is not read again unless it
+  // changed since (a session compiles many times).
+  std::error_code ec;
+  const fs::file_time_type written = fs::last_write_time(file, ec);
+  if (ec) return plugins_.LoadSearchPath();  // no such file: Resolve says so
+  auto it = pipelines_with_plugins_.find(file);
+  if (it == pipelines_with_plugins_.end() || it->second != written) {
+    plugins_.LoadPipelinePlugins(plugin::ReadPipelinePlugins(file));
+    pipelines_with_plugins_[file] = written;
+  }
   plugins_.LoadSearchPath();
 }
 

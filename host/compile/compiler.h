@@ -12,6 +12,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -116,6 +117,8 @@ class Compiler {
   OptionRegistry options_;
   PassRegistry passes_;
   KernelRegistry kernels_;
+  // Pipeline files whose plugins LoadPluginsFor loaded, with the time each was written then.
+  std::map<std::filesystem::path, std::filesystem::file_time_type> pipelines_with_plugins_;
   plugin::PluginSet plugins_{options_, passes_, kernels_};  // last: unloaded before the registries go
 };
 

@@ -131,6 +131,24 @@ TEST(CompileFlow, TheGraphLayersLevelOverTheSessionsPicksThePipelineWhosePlugins
   fs::remove_all(configs);
 }
 
+// The flow reads a pipeline file's plugin list before setting options and again when it resolves; the second read
+// is skipped for a file already read, but not for one written since (a session compiles many times).
+TEST(CompileFlow, APipelineFileWrittenSinceItsPluginsLoadedIsReadAgain) {
+  fs::path file = WritePipeline("rewritten", "level: O1\nplugins: []\nstages: []\n");
+  CompileFlow flow({}, file);
+  OptionLayer session = flow.SetOptions(OptionPlace::kSession, {{"oo.level", "O1", "session"}});
+  CompileRequest request = flow.Request(&session, nullptr);
+  EXPECT_NO_THROW(flow.Resolve(request));
+  EXPECT_NO_THROW(flow.Resolve(request));
+  const fs::file_time_type written = fs::last_write_time(file);
+  std::ofstream(file) << "level: O1\nplugins: [no_such_plugin]\nstages: []\n";
+  fs::last_write_time(file, written + std::chrono::seconds(1));
+  auto [code, message] = ErrorOf([&] { flow.Resolve(request); });
+  EXPECT_EQ(code, ExitCode::kPlugin) << message;
+  EXPECT_NE(message.find("plugin 'no_such_plugin' was not found"), std::string::npos) << message;
+  fs::remove(file);
+}
+
 TEST(CompileFlow, CompileRunsWritesAndCompletesTheReport) {
   FlowAt f("O1");
   LoadTimes times;
