@@ -44,11 +44,10 @@ void Compiler::LoadPluginsFor(const CompileRequest& request) {
   // The pipeline's plugins come before the search path's (the first registration of a name wins). CompileFlow asks
   // before it sets options and Resolve again: a pipeline file whose plugins all loaded is not read again unless it
   // changed since (a session compiles many times).
-  std::error_code ec;
-  const fs::file_time_type written = fs::last_write_time(file, ec);
-  if (ec) return plugins_.LoadSearchPath();  // no such file: Resolve says so
+  std::error_code missing;  // no such file: Resolve says so
+  const fs::file_time_type written = fs::last_write_time(file, missing);
   auto it = pipelines_with_plugins_.find(file);
-  if (it == pipelines_with_plugins_.end() || it->second != written) {
+  if (!missing && (it == pipelines_with_plugins_.end() || it->second != written)) {
     plugins_.LoadPipelinePlugins(plugin::ReadPipelinePlugins(file));
     pipelines_with_plugins_[file] = written;
   }
@@ -252,7 +251,7 @@ std::shared_ptr<const IssueSet> InputIssues(Model& model, nlohmann::json& report
   }
   nlohmann::json listed = nlohmann::json::array();
   for (const VerifyIssue& i : issues)
-    if (known->insert(IssueText(i)).second) listed.push_back(IssueText(i));
+    if (auto [at, added] = known->insert(IssueText(i)); added) listed.push_back(*at);
   report["input_issues"] = listed;
   if (!issues.empty())
     Logger("verify")->warn("the input model breaks the ONNX spec once its types are inferred ({} problem{}, first: "

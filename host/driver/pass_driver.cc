@@ -372,12 +372,10 @@ bool PassDriver::RunGraphPass(GraphPass& pass) {
     if (options_.strict) {
       throw Error(ke ? ke->code() : ExitCode::kInternal, msg + " (stopped: --strict)");
     }
-    if (changed)
-      Logger("driver")->warn("{}; its changes since the last of its {} checkpoints were rolled back, those before "
-                             "kept, and the compile goes on",
-                             msg, ctx.checkpoints);
-    else
-      Logger("driver")->warn("{}; its change was rolled back and the compile goes on", msg);
+    const std::string undone = changed ? "its changes since the last of its " + std::to_string(ctx.checkpoints) +
+                                             " checkpoints were rolled back, those before kept"
+                                       : "its change was rolled back";
+    Logger("driver")->warn("{}; {} and the compile goes on", msg, undone);
   }
   if (ctx.checkpoints) ctx.AddCounter("checkpoints", static_cast<int64_t>(ctx.checkpoints));
   st.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -24,13 +24,14 @@ thread_local const ResolvedOptions* t_options = nullptr;
 // other plugin pass changed the graph in between.
 thread_local uint64_t t_plugin_changes = 0;
 
-// The graph-pass callback running on this thread, for pass_checkpoint: its context, and the journal RunCallback set
-// aside for it (the driver's transaction, holding the pass's calls on other graphs of this run). Null otherwise.
-struct GraphCallState {
-  PassContext* ctx = nullptr;
+// The plugin callback running on this thread, for pass_checkpoint: a graph pass's context (null for a node pass),
+// and the journal RunCallback set aside for the call (the driver's transaction, holding the pass's calls on other
+// graphs of this run). Null outside callbacks.
+struct CallState {
+  PassContext* graph_pass = nullptr;
   Journal* set_aside = nullptr;
 };
-thread_local GraphCallState* t_graph_call = nullptr;
+thread_local CallState* t_call = nullptr;
 
 // Undoes `j` with it installed as the model's journal, so the undo steps record nowhere. Not for use while the
 // driver itself is rolling back (its journal is then being iterated).
@@ -62,15 +63,20 @@ class PreservedAnalysesScope {
   uint32_t outer_;
 };
 
-// Runs one plugin callback in its own journal and frame; `graph_call` (a graph pass's) learns the journal set aside.
+// Runs one plugin callback in its own journal and frame; `graph_pass` is a graph pass's context (null for a node
+// pass's callback), which may keep its changes part-way (pass_checkpoint).
 CallResult RunCallback(Model& m, const PluginPassDef& def, const std::function<KilnStatus*()>& call,
-                       GraphCallState* graph_call = nullptr) {
+                       PassContext* graph_pass = nullptr) {
   Journal& model_journal = m.journal();
   Journal outer = std::move(model_journal);
   model_journal = Journal();
   model_journal.Begin();
   CallResult r;
-  if (graph_call) graph_call->set_aside = &outer;
+  CallState state{graph_pass, &outer};
+  struct Current {  // t_call is `state` for the call, however it ends
+    CallState* outer;
+    ~Current() { t_call = outer; }
+  } current{std::exchange(t_call, &state)};
   try {
     // The pass's preserved analyses hold for its own changes only: the outer value is back before a roll-back.
     PreservedAnalysesScope preserved(m, def.preserved_analyses);
@@ -168,14 +174,9 @@ class PluginGraphPass final : public GraphPass {
 
   bool Run(Graph& graph, PassContext& ctx) override {
     KilnPassContext c{&ctx, def_.get(), &args_};
-    GraphCallState state{&ctx, nullptr};
-    struct Current {  // t_graph_call is `state` for the call, whatever leaves it
-      GraphCallState* outer;
-      ~Current() { t_graph_call = outer; }
-    } current{std::exchange(t_graph_call, &state)};
     const uint64_t checkpoints = ctx.checkpoints;
     CallResult r = RunCallback(
-        ctx.model(), *def_, [&] { return def_->run_on_graph(def_->user_data, &c, ToKiln(&graph)); }, &state);
+        ctx.model(), *def_, [&] { return def_->run_on_graph(def_->user_data, &c, ToKiln(&graph)); }, &ctx);
     if (!r.error.empty()) {
       if (r.config_error) throw ConfigError(Who(*def_) + ": " + r.error);
       throw PluginError(Who(*def_) + ": " + r.error);
@@ -219,8 +220,8 @@ KilnStatus* Checkpoint(KilnPassContext* c, int32_t* out_kept) {
   return Guarded([&] {
     if (out_kept) *out_kept = 0;
     if (!c) throw std::invalid_argument("ctx is NULL");
-    GraphCallState* call = t_graph_call;
-    if (!call || call->ctx != c->ctx || !call->set_aside || !c->ctx->checkpoints_allowed) return;
+    const CallState* call = t_call;
+    if (!call || call->graph_pass != c->ctx || !c->ctx->checkpoints_allowed) return;  // a node pass, not this call, or --verify-each
     Model& m = c->ctx->model();
     CallFrame& frame = CallFrame::Current();
     if (!WorthACheckpoint(m) || frame.FillingStrings()) return;
