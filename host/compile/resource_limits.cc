@@ -38,10 +38,12 @@ struct Tally {
   std::string largest_name;
 };
 
-void NoteTensor(Tally& t, const Tensor& tensor, const std::string& where) {
+// `where` names the tensor; it is called only for the largest so far (a 1M-node graph has 667k initializers).
+template <typename Where>
+void NoteTensor(Tally& t, const Tensor& tensor, Where&& where) {
   uint64_t b = TensorBytes(tensor);
   t.total_bytes += b;
-  if (b > t.largest) t.largest = b, t.largest_name = where;
+  if (b > t.largest) t.largest = b, t.largest_name = where();
 }
 
 // Walks a graph tree; `depth` is the graph's own nesting (0 for the top graph or a function body). Stops going
@@ -50,11 +52,11 @@ void Count(const Graph& g, uint64_t depth, uint64_t max_depth, Tally& t) {
   t.depth = std::max(t.depth, depth);
   if (depth > max_depth) return;
   for (const Value* v : g.initializers())
-    if (v->initializer()) NoteTensor(t, *v->initializer(), "initializer '" + v->name() + "'");
+    if (v->initializer()) NoteTensor(t, *v->initializer(), [&] { return "initializer '" + v->name() + "'"; });
   for (const auto& n : g.nodes()) {
     ++t.nodes;
     for (const Attribute& a : n->attributes()) {
-      std::string where = "attribute '" + a.name + "' of node '" + n->name() + "' (" + n->op_type() + ")";
+      auto where = [&] { return "attribute '" + a.name + "' of node '" + n->name() + "' (" + n->op_type() + ")"; };
       if (a.t) NoteTensor(t, *a.t, where);
       for (const Tensor& x : a.tensors) NoteTensor(t, x, where);
     }
@@ -124,9 +126,10 @@ void RegisterLimitOptions(OptionRegistry& registry) {
                          "fails when its call returns: rolled back with a warning, exit code 4 under --strict."));
 }
 
-void CheckModelLimits(const Model& model, const ResourceLimits& limits, const std::string& model_name) {
+uint64_t CheckModelLimits(const Model& model, const ResourceLimits& limits, const std::string& model_name) {
   Tally t;
   Count(model.graph(), 0, limits.max_subgraph_depth, t);
+  const uint64_t graph_nodes = t.nodes;
   for (const auto& f : model.functions()) Count(f->body(), 0, limits.max_subgraph_depth, t);
   if (t.depth > limits.max_subgraph_depth)
     Over(model_name, kMaxSubgraphDepthOption, "subgraphs nest " + std::to_string(t.depth) + " deep",
@@ -139,6 +142,7 @@ void CheckModelLimits(const Model& model, const ResourceLimits& limits, const st
   if (t.total_bytes > limits.max_initializer_bytes)
     Over(model_name, kMaxInitializerBytesOption, "initializers and tensor attributes hold " + Bytes(t.total_bytes),
          limits.max_initializer_bytes);
+  return graph_nodes;
 }
 
 CreatedTensorScope::CreatedTensorScope(const ResourceLimits& limits) : limits_(limits), outer_(t_scope) {

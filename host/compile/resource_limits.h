@@ -50,8 +50,9 @@ struct ResourceLimits {
 void RegisterLimitOptions(OptionRegistry& registry);
 
 // Throws ModelError (exit code 2) naming `model_name`, the option, the limit and what the model has, for the
-// first limit the model is over. Counts without copying anything.
-void CheckModelLimits(const Model& model, const ResourceLimits& limits, const std::string& model_name);
+// first limit the model is over. Counts without copying anything. Returns the main graph's node count, subgraphs
+// included (Graph::CountNodes(true), which the walk makes anyway).
+uint64_t CheckModelLimits(const Model& model, const ResourceLimits& limits, const std::string& model_name);
 
 // The account of constants created by passes on this thread, held by the Compiler around a run. Outside one
 // nothing is counted.

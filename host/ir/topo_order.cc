@@ -11,7 +11,33 @@ bool PositionBefore(const Node* a, const Node* b) {
   return a->order() != b->order() ? a->order() < b->order() : a->id() < b->id();
 }
 
+namespace {
+
+// The order when every read goes forward in position: the nodes sorted by position, which is what the search below
+// gives then (each node's producers all sit before it, so when every node before it is out it is ready, and no
+// ready node sits before it). One pass over the reads and, where nodes were added out of storage order, a sort;
+// the search walks the reads twice more and keeps a heap. False, with `order` unspecified, at a backward read.
+bool OrderByPosition(const Graph& g, std::vector<Node*>& order) {
+  order.reserve(g.num_nodes());
+  bool sorted = true;
+  for (const auto& n : g.nodes()) {
+    Node* node = n.get();
+    bool forward = true;
+    ForEachDependent(g, node, [&](Node* c) { forward = forward && PositionBefore(node, c); });
+    if (!forward) return false;
+    if (!order.empty() && !PositionBefore(order.back(), node)) sorted = false;
+    order.push_back(node);
+  }
+  if (!sorted) std::sort(order.begin(), order.end(), PositionBefore);
+  return true;
+}
+
+}  // namespace
+
 TopoResult TopologicalOrder(const Graph& g) {
+  TopoResult r;
+  if (OrderByPosition(g, r.order)) return r;
+  r.order.clear();
   // Node::scratch holds each node's count of unfinished producers.
   for (const auto& n : g.nodes()) n->scratch = 0;
   for (const auto& n : g.nodes()) ForEachDependent(g, n.get(), [&](Node* c) { ++c->scratch; });
@@ -22,8 +48,6 @@ TopoResult TopologicalOrder(const Graph& g) {
     if (n->scratch == 0) heap.push_back(n.get());
   std::make_heap(heap.begin(), heap.end(), later);
 
-  TopoResult r;
-  r.order.reserve(g.num_nodes());
   while (!heap.empty()) {
     std::pop_heap(heap.begin(), heap.end(), later);
     Node* n = heap.back();
