@@ -5,6 +5,8 @@
 
 #include <system_error>
 
+#include <kiln/kiln_helper_thread.hpp>
+
 namespace kiln {
 
 void EnsureOnnxSchemas() {
@@ -14,7 +16,10 @@ void EnsureOnnxSchemas() {
 
 SchemaRegistryWarmup::SchemaRegistryWarmup() {
   try {
-    thread_ = std::thread(EnsureOnnxSchemas);
+    thread_ = std::thread([creator_cpu = sdk::CurrentCpu()] {
+      sdk::MoveOffCpu(creator_cpu);  // beside the main thread, not sharing its CPU (kiln_helper_thread.hpp)
+      EnsureOnnxSchemas();
+    });
   } catch (const std::system_error&) {
     // No thread to spare: the first lookup builds the registry on the main thread, as it would without this.
   }

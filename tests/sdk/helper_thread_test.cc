@@ -1,0 +1,64 @@
+// kiln_helper_thread.hpp: a helper thread leaves its creator's CPU where another may be used, and stays where it
+// was otherwise.
+#include <kiln/kiln_helper_thread.hpp>
+
+#include <gtest/gtest.h>
+#include <pthread.h>
+#include <sched.h>
+
+#include <thread>
+
+namespace {
+
+cpu_set_t AffinityOf(pthread_t t) {
+  cpu_set_t s;
+  CPU_ZERO(&s);
+  EXPECT_EQ(pthread_getaffinity_np(t, sizeof s, &s), 0);
+  return s;
+}
+
+TEST(HelperThread, LeavesItsCreatorsCpuWhenAnotherIsAllowed) {
+  const int creator = kiln::sdk::CurrentCpu();
+  ASSERT_GE(creator, 0);
+  const cpu_set_t before = AffinityOf(pthread_self());
+  cpu_set_t after;
+  std::thread([&] {
+    kiln::sdk::MoveOffCpu(creator);
+    after = AffinityOf(pthread_self());
+  }).join();
+  if (CPU_COUNT(&before) < 2) {  // one CPU allowed: nowhere else to go, and the thread must still run there
+    EXPECT_TRUE(CPU_EQUAL(&before, &after));
+    return;
+  }
+  EXPECT_FALSE(CPU_ISSET(creator, &after));
+  EXPECT_EQ(CPU_COUNT(&after), CPU_COUNT(&before) - 1);  // every other allowed CPU stays allowed
+  const cpu_set_t creator_now = AffinityOf(pthread_self());
+  EXPECT_TRUE(CPU_EQUAL(&before, &creator_now));  // the creator itself is not restricted
+}
+
+TEST(HelperThread, StaysPutWhenItsCreatorsCpuIsUnknown) {
+  const cpu_set_t before = AffinityOf(pthread_self());
+  cpu_set_t after;
+  std::thread([&] {
+    kiln::sdk::MoveOffCpu(-1);
+    after = AffinityOf(pthread_self());
+  }).join();
+  EXPECT_TRUE(CPU_EQUAL(&before, &after));
+}
+
+TEST(HelperThread, StaysPutWhenItsCreatorsCpuIsTheOnlyOne) {
+  const int cpu = kiln::sdk::CurrentCpu();
+  ASSERT_GE(cpu, 0);
+  cpu_set_t only;
+  CPU_ZERO(&only);
+  CPU_SET(cpu, &only);
+  cpu_set_t after;
+  std::thread([&] {
+    ASSERT_EQ(pthread_setaffinity_np(pthread_self(), sizeof only, &only), 0);
+    kiln::sdk::MoveOffCpu(cpu);
+    after = AffinityOf(pthread_self());
+  }).join();
+  EXPECT_TRUE(CPU_EQUAL(&only, &after));
+}
+
+}  // namespace
