@@ -342,8 +342,9 @@ namespace {
 bool RunOnGraphTree(GraphPass& pass, Graph& g, PassContext& ctx) {
   bool changed = false;
   std::vector<Graph*> subs;
-  for (const auto& n : g.nodes())
-    for (Graph* s : n->subgraphs()) subs.push_back(s);
+  if (g.holds_subgraphs())
+    for (const auto& n : g.nodes())
+      for (Graph* s : n->subgraphs()) subs.push_back(s);
   for (Graph* s : subs) changed |= RunOnGraphTree(pass, *s, ctx);
   return pass.Run(g, ctx) || changed;
 }

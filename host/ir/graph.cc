@@ -149,6 +149,7 @@ void Graph::RemoveNode(Node* n) {
     });
   for (const std::string& name : inner) names().Forget(name);
   n->deleted_ = true;
+  if (n->has_subgraphs()) --subgraph_holders_;
   model_->Bury(nodes_, n->self_);
   BumpStructure();
   Journal& j = model_->journal();
@@ -157,6 +158,7 @@ void Graph::RemoveNode(Node* n) {
       auto& dead = model_->dead_nodes();
       nodes_.splice(nodes_.end(), dead, n->self_);
       n->deleted_ = false;
+      if (n->has_subgraphs()) ++subgraph_holders_;
       for (const std::string& name : inner) names().Note(name);
       n->AttachInputs(inputs);
       BumpStructure();
@@ -187,6 +189,7 @@ namespace {
 void ReplaceInOutputs(Graph* g, Value* from, Value* to) {
   for (size_t i = 0; i < g->outputs().size(); ++i)
     if (g->outputs()[i] == from) g->SetOutput(i, to);
+  if (!g->holds_subgraphs()) return;
   for (const auto& n : g->nodes()) {
     if (!from->is_graph_output()) return;
     for (Graph* sub : n->subgraphs()) ReplaceInOutputs(sub, from, to);
@@ -458,7 +461,7 @@ std::string Graph::FreshName(std::string_view hint) const { return names().Fresh
 
 size_t Graph::CountNodes(bool include_subgraphs) const {
   size_t n = nodes_.size();
-  if (include_subgraphs)
+  if (include_subgraphs && holds_subgraphs())
     for (const auto& node : nodes_)
       for (const Graph* g : node->subgraphs()) n += g->CountNodes(true);
   return n;

@@ -129,6 +129,10 @@ class Graph {
   std::string FreshName(std::string_view hint) const;
   // Node count here and, optionally, inside every subgraph.
   size_t CountNodes(bool include_subgraphs) const;
+  // Whether a node of this graph holds a subgraph (an If, a Loop...): kept as a count by node removal and attribute
+  // changes, so that a walk of the graph tree skips the nodes of a graph that has none (most, and the largest).
+  bool holds_subgraphs() const { return subgraph_holders_ > 0; }
+  size_t subgraph_holders() const { return subgraph_holders_; }
   // The node of this graph that is, or contains, `n` (null when `n` is outside this graph).
   Node* AncestorIn(Node* n) const;
   // True when `v` belongs to this graph or an enclosing one.
@@ -158,6 +162,7 @@ class Graph {
   Node* owner_node_;
   Function* function_ = nullptr;
   uint64_t structure_version_ = 0;
+  size_t subgraph_holders_ = 0;  // live nodes with has_subgraphs() (Node::CountSubgraphHolder, RemoveNode)
   mutable uint64_t analysis_stamps_[kAnalysisKinds] = {~0ull, ~0ull, ~0ull, ~0ull};
   mutable std::shared_ptr<void> analysis_data_;
   std::string name_, doc_string_;

@@ -45,7 +45,9 @@ void Model::CollectGarbage(bool within_pass) {
   else
     canonical_index_.clear();
   call_instance_data_.reset();
-  if (dead_nodes_.empty() && dead_values_.empty() && dead_functions_.empty() && !analyses_carried_over) return;
+  if (dead_nodes_.empty() && dead_values_.empty() && dead_functions_.empty() && dead_graphs_.empty() &&
+      !analyses_carried_over)
+    return;
   // Walking every graph after every pass shows on a large model: with nothing to free and nothing carried over,
   // the cached analyses are current or staled by their structure stamps, and no freed address can come back.
   ForEachGraph(*this, [](const Graph& g) { g.ClearAnalyses(); });
@@ -65,6 +67,12 @@ void Model::CollectGarbage(bool within_pass) {
   dead_nodes_.clear();
   dead_values_.clear();
   dead_functions_.clear();
+  dead_graphs_.clear();
+}
+
+void Model::BuryGraphs(std::vector<std::unique_ptr<Graph>>&& graphs) {
+  for (auto& g : graphs) dead_graphs_.push_back(std::move(g));
+  graphs.clear();
 }
 
 void Model::Bury(std::list<std::unique_ptr<Node>>& from, std::list<std::unique_ptr<Node>>::iterator it) {

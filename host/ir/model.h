@@ -99,6 +99,9 @@ class Model {
   std::string FreshName(std::string_view hint) { return names_.Fresh(hint); }
   void Bury(std::list<std::unique_ptr<Node>>& from, std::list<std::unique_ptr<Node>>::iterator it);
   void Bury(std::list<std::unique_ptr<Value>>& from, std::list<std::unique_ptr<Value>>::iterator it);
+  // Keeps graphs an undo step discards (a graph attribute set in the transaction) until CollectGarbage: the steps
+  // that built them, recorded earlier, run after it and still refer to them.
+  void BuryGraphs(std::vector<std::unique_ptr<Graph>>&& graphs);
   std::list<std::unique_ptr<Node>>& dead_nodes() { return dead_nodes_; }
   std::list<std::unique_ptr<Value>>& dead_values() { return dead_values_; }
   // Changes since creation to the set of functions (for the plugin adapter's change stamp).
@@ -113,6 +116,7 @@ class Model {
   NameSet names_;
   std::list<std::unique_ptr<Node>> dead_nodes_;
   std::list<std::unique_ptr<Value>> dead_values_;
+  std::vector<std::unique_ptr<Graph>> dead_graphs_;  // freed last: dead values and nodes may belong to them
   std::list<std::unique_ptr<Function>> functions_, dead_functions_;
   std::unordered_map<std::string, Function*> function_index_, canonical_index_;
   std::unordered_map<uint64_t, Node*> node_index_;
@@ -128,6 +132,7 @@ void ForEachGraph(const Model& m, Fn&& fn);
 template <typename Fn>
 void ForEachGraphIn(const Graph& g, Fn&& fn) {
   fn(g);
+  if (!g.holds_subgraphs()) return;
   for (const auto& n : g.nodes())
     for (const Graph* sub : n->subgraphs()) ForEachGraphIn(*sub, fn);
 }

@@ -113,36 +113,65 @@ std::vector<int64_t> Node::GetInts(std::string_view name) const {
   return a ? a->ints : std::vector<int64_t>{};
 }
 
+void Node::CountSubgraphHolder(bool held_before) {
+  const bool holds = has_subgraphs();
+  if (holds == held_before || graph_ == nullptr || deleted_) return;
+  if (holds)
+    ++graph_->subgraph_holders_;
+  else
+    --graph_->subgraph_holders_;
+}
+
 void Node::SetAttribute(Attribute a) {
   if (!IsTemporaryMark(a.name)) MarkShapeDirty();
   for (auto& g : a.graphs) {
     g->parent_ = graph_;
     g->owner_node_ = this;
   }
+  const bool held = has_subgraphs();
   Journal& j = JournalOf(this);
   for (size_t i = 0; i < attrs_.size(); ++i) {
     if (attrs_[i].name != a.name) continue;
     if (j.active()) {
       auto old = std::make_shared<Attribute>(std::move(attrs_[i]));
-      j.Record([this, i, old] { attrs_[i] = std::move(*old); });
+      j.Record([this, i, old] {
+        const bool held_then = has_subgraphs();
+        graph_->model()->BuryGraphs(std::move(attrs_[i].graphs));  // earlier undo steps may refer to them
+        attrs_[i] = std::move(*old);
+        CountSubgraphHolder(held_then);
+      });
     }
     attrs_[i] = std::move(a);
+    CountSubgraphHolder(held);
     return;
   }
   attrs_.push_back(std::move(a));
-  if (j.active()) j.Record([this] { attrs_.pop_back(); });
+  CountSubgraphHolder(held);
+  if (j.active())
+    j.Record([this] {
+      const bool held_then = has_subgraphs();
+      graph_->model()->BuryGraphs(std::move(attrs_.back().graphs));  // earlier undo steps may refer to them
+      attrs_.pop_back();
+      CountSubgraphHolder(held_then);
+    });
 }
 
 bool Node::RemoveAttribute(std::string_view name) {
   for (size_t i = 0; i < attrs_.size(); ++i) {
     if (attrs_[i].name != name) continue;
     if (!IsTemporaryMark(name)) MarkShapeDirty();
+    const bool held = has_subgraphs();
     Journal& j = JournalOf(this);
     if (j.active()) {
       auto old = std::make_shared<Attribute>(std::move(attrs_[i]));
-      j.Record([this, i, old] { attrs_.insert(attrs_.begin() + static_cast<ptrdiff_t>(i), std::move(*old)); });
+      j.Record([this, i, old] {
+        const bool held_then = has_subgraphs();
+        attrs_.insert(attrs_.begin() + static_cast<ptrdiff_t>(i), std::move(*old));
+        CountSubgraphHolder(held_then);
+      });
     }
     attrs_.erase(attrs_.begin() + static_cast<ptrdiff_t>(i));
+    CountSubgraphHolder(held);
     return true;
   }
   return false;

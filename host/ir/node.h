@@ -91,6 +91,9 @@ class Node {
   // (the list keeps its length) and returns what they held.
   void AttachInputs(std::vector<Value*> inputs);
   std::vector<Value*> DetachInputs();
+  // After an attribute change: keeps the graph's count of nodes holding subgraphs (Graph::holds_subgraphs) right,
+  // given whether this node held any before the change.
+  void CountSubgraphHolder(bool held_before);
 
   bool deleted_ = false;  // first: beside `scratch`, in what would be its padding
   bool shape_dirty_ = true;

@@ -195,6 +195,7 @@ class Importer {
 
   void CheckAcyclic(const Graph& g) {
     TopologicalOrderOrThrow(g, name_ + ": " + Where(g));
+    if (!g.holds_subgraphs()) return;
     for (const auto& n : g.nodes())
       for (Graph* sub : n->subgraphs()) CheckAcyclic(*sub);
   }

@@ -174,15 +174,20 @@ void VerifyGraph(const Model& m, const Graph& g, std::vector<VerifyIssue>& out) 
     if (v->is_deleted() || !g.IsVisible(v) || !IsDefined(v))
       out.push_back({GraphLabel(g), "output '" + v->name() + "' is not defined in scope"});
   }
+  size_t holders = 0;
   for (const auto& n : g.nodes()) {
     CheckNodeLinks(*n, out);
     CheckSchema(m, *n, out);
+    holders += n->has_subgraphs();
     for (const Graph* sub : n->subgraphs()) {
       if (sub->parent() != &g || sub->owner_node() != n.get())
         out.push_back({NodeLabel(*n), "subgraph '" + sub->name() + "' has wrong scope links"});
       VerifyGraph(m, *sub, out);
     }
   }
+  if (holders != g.subgraph_holders())  // walks of the graph tree would skip subgraphs, or walk for nothing
+    out.push_back({GraphLabel(g), "counts " + std::to_string(g.subgraph_holders()) + " nodes holding subgraphs, has " +
+                                      std::to_string(holders)});
 }
 
 }  // namespace
