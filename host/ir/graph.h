@@ -162,7 +162,7 @@ class Graph {
   Node* owner_node_;
   Function* function_ = nullptr;
   uint64_t structure_version_ = 0;
-  size_t subgraph_holders_ = 0;  // live nodes with has_subgraphs() (Node::CountSubgraphHolder, RemoveNode)
+  size_t subgraph_holders_ = 0;  // live nodes with has_subgraphs() (Node::EditAttributes, RemoveNode)
   mutable uint64_t analysis_stamps_[kAnalysisKinds] = {~0ull, ~0ull, ~0ull, ~0ull};
   mutable std::shared_ptr<void> analysis_data_;
   std::string name_, doc_string_;

@@ -113,9 +113,12 @@ std::vector<int64_t> Node::GetInts(std::string_view name) const {
   return a ? a->ints : std::vector<int64_t>{};
 }
 
-void Node::CountSubgraphHolder(bool held_before) {
+template <typename Edit>
+void Node::EditAttributes(Edit&& edit) {
+  const bool held = has_subgraphs();
+  edit();
   const bool holds = has_subgraphs();
-  if (holds == held_before || graph_ == nullptr || deleted_) return;
+  if (holds == held || graph_ == nullptr || deleted_) return;
   if (holds)
     ++graph_->subgraph_holders_;
   else
@@ -128,53 +131,52 @@ void Node::SetAttribute(Attribute a) {
     g->parent_ = graph_;
     g->owner_node_ = this;
   }
-  const bool held = has_subgraphs();
   Journal& j = JournalOf(this);
-  for (size_t i = 0; i < attrs_.size(); ++i) {
-    if (attrs_[i].name != a.name) continue;
+  // An undo step that discards an attribute set in the transaction hands its graphs to the model: the steps that
+  // built them (a copied subgraph), recorded earlier, run after it and still refer to them.
+  auto it = std::find_if(attrs_.begin(), attrs_.end(), [&](const Attribute& x) { return x.name == a.name; });
+  if (it == attrs_.end()) {
+    EditAttributes([&] { attrs_.push_back(std::move(a)); });
+    if (j.active())
+      j.Record([this] {
+        EditAttributes([&] {
+          graph_->model()->BuryGraphs(std::move(attrs_.back().graphs));
+          attrs_.pop_back();
+        });
+      });
+    return;
+  }
+  const size_t i = static_cast<size_t>(it - attrs_.begin());
+  EditAttributes([&] {
     if (j.active()) {
       auto old = std::make_shared<Attribute>(std::move(attrs_[i]));
       j.Record([this, i, old] {
-        const bool held_then = has_subgraphs();
-        graph_->model()->BuryGraphs(std::move(attrs_[i].graphs));  // earlier undo steps may refer to them
-        attrs_[i] = std::move(*old);
-        CountSubgraphHolder(held_then);
+        EditAttributes([&] {
+          graph_->model()->BuryGraphs(std::move(attrs_[i].graphs));
+          attrs_[i] = std::move(*old);
+        });
       });
     }
     attrs_[i] = std::move(a);
-    CountSubgraphHolder(held);
-    return;
-  }
-  attrs_.push_back(std::move(a));
-  CountSubgraphHolder(held);
-  if (j.active())
-    j.Record([this] {
-      const bool held_then = has_subgraphs();
-      graph_->model()->BuryGraphs(std::move(attrs_.back().graphs));  // earlier undo steps may refer to them
-      attrs_.pop_back();
-      CountSubgraphHolder(held_then);
-    });
+  });
 }
 
 bool Node::RemoveAttribute(std::string_view name) {
-  for (size_t i = 0; i < attrs_.size(); ++i) {
-    if (attrs_[i].name != name) continue;
-    if (!IsTemporaryMark(name)) MarkShapeDirty();
-    const bool held = has_subgraphs();
-    Journal& j = JournalOf(this);
+  auto it = std::find_if(attrs_.begin(), attrs_.end(), [&](const Attribute& x) { return x.name == name; });
+  if (it == attrs_.end()) return false;
+  if (!IsTemporaryMark(name)) MarkShapeDirty();
+  const size_t i = static_cast<size_t>(it - attrs_.begin());
+  Journal& j = JournalOf(this);
+  EditAttributes([&] {  // before the attribute is moved out for the undo step
     if (j.active()) {
       auto old = std::make_shared<Attribute>(std::move(attrs_[i]));
       j.Record([this, i, old] {
-        const bool held_then = has_subgraphs();
-        attrs_.insert(attrs_.begin() + static_cast<ptrdiff_t>(i), std::move(*old));
-        CountSubgraphHolder(held_then);
+        EditAttributes([&] { attrs_.insert(attrs_.begin() + static_cast<ptrdiff_t>(i), std::move(*old)); });
       });
     }
     attrs_.erase(attrs_.begin() + static_cast<ptrdiff_t>(i));
-    CountSubgraphHolder(held);
-    return true;
-  }
-  return false;
+  });
+  return true;
 }
 
 void Node::SetAnnotation(const std::string& key, const std::optional<std::string>& value) {

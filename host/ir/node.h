@@ -91,9 +91,10 @@ class Node {
   // (the list keeps its length) and returns what they held.
   void AttachInputs(std::vector<Value*> inputs);
   std::vector<Value*> DetachInputs();
-  // After an attribute change: keeps the graph's count of nodes holding subgraphs (Graph::holds_subgraphs) right,
-  // given whether this node held any before the change.
-  void CountSubgraphHolder(bool held_before);
+  // Runs `edit` (a change to attrs_) and keeps the graph's count of nodes holding subgraphs (Graph::holds_subgraphs)
+  // right. Defined and used in node.cc only.
+  template <typename Edit>
+  void EditAttributes(Edit&& edit);
 
   bool deleted_ = false;  // first: beside `scratch`, in what would be its padding
   bool shape_dirty_ = true;

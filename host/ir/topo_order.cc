@@ -13,7 +13,14 @@ bool PositionBefore(const Node* a, const Node* b) {
 
 namespace {
 
-// The order when every read goes forward in position: the nodes sorted by position, which is what the search below
+// Whether every node reading an output of `n` sits after it in position.
+bool ReadsGoForward(const Graph& g, Node* n) {
+  bool forward = true;
+  ForEachDependent(g, n, [&](Node* c) { forward = forward && PositionBefore(n, c); });
+  return forward;
+}
+
+// The order when every read goes forward in position: the nodes sorted by position, which is what SearchOrder
 // gives then (each node's producers all sit before it, so when every node before it is out it is ready, and no
 // ready node sits before it). One pass over the reads and, where nodes were added out of storage order, a sort;
 // the search walks the reads twice more and keeps a heap. False, with `order` unspecified, at a backward read.
@@ -21,23 +28,18 @@ bool OrderByPosition(const Graph& g, std::vector<Node*>& order) {
   order.reserve(g.num_nodes());
   bool sorted = true;
   for (const auto& n : g.nodes()) {
-    Node* node = n.get();
-    bool forward = true;
-    ForEachDependent(g, node, [&](Node* c) { forward = forward && PositionBefore(node, c); });
-    if (!forward) return false;
-    if (!order.empty() && !PositionBefore(order.back(), node)) sorted = false;
-    order.push_back(node);
+    if (!ReadsGoForward(g, n.get())) return false;
+    if (!order.empty() && !PositionBefore(order.back(), n.get())) sorted = false;
+    order.push_back(n.get());
   }
   if (!sorted) std::sort(order.begin(), order.end(), PositionBefore);
   return true;
 }
 
-}  // namespace
-
-TopoResult TopologicalOrder(const Graph& g) {
+// Kahn's search with the ready node of the smallest position first (the order TopologicalOrder defines).
+TopoResult SearchOrder(const Graph& g) {
   TopoResult r;
-  if (OrderByPosition(g, r.order)) return r;
-  r.order.clear();
+  r.order.reserve(g.num_nodes());
   // Node::scratch holds each node's count of unfinished producers.
   for (const auto& n : g.nodes()) n->scratch = 0;
   for (const auto& n : g.nodes()) ForEachDependent(g, n.get(), [&](Node* c) { ++c->scratch; });
@@ -66,12 +68,17 @@ TopoResult TopologicalOrder(const Graph& g) {
   return r;
 }
 
+}  // namespace
+
+TopoResult TopologicalOrder(const Graph& g) {
+  TopoResult r;
+  if (OrderByPosition(g, r.order)) return r;
+  return SearchOrder(g);
+}
+
 bool IsAcyclic(const Graph& g) {
-  bool forward = true;
-  for (const auto& n : g.nodes()) {
-    ForEachDependent(g, n.get(), [&](Node* c) { forward = forward && PositionBefore(n.get(), c); });
-    if (!forward) return TopologicalOrder(g).cycle_nodes.empty();
-  }
+  for (const auto& n : g.nodes())
+    if (!ReadsGoForward(g, n.get())) return SearchOrder(g).cycle_nodes.empty();
   return true;
 }
 

@@ -34,8 +34,7 @@ void CountTree(const Graph& g, Counts& c) {
   for (const auto& n : g.nodes()) {
     ++c.nodes;
     ++c.ops[{&n->domain(), n->op_type_id()}];
-    if (n->has_subgraphs())
-      for (const Graph* s : n->subgraphs()) CountTree(*s, c);
+    for (const Graph* s : n->subgraphs()) CountTree(*s, c);
   }
 }
 
@@ -72,19 +71,17 @@ nlohmann::json ModelSummary(const Model& m) {
       if (const Function* f = m.FindFunction(*key.first, *key.second)) calls[f] += n;
   };
   count_calls(main);
-  std::vector<int64_t> body_nodes;
+  std::vector<std::pair<const Function*, int64_t>> bodies;  // each function with its body's node count
   for (const auto& f : m.functions()) {
     Counts body;
     CountTree(f->body(), body);
     count_calls(body);
-    body_nodes.push_back(body.nodes);
+    bodies.emplace_back(f.get(), body.nodes);
   }
   nlohmann::json functions = nlohmann::json::array();
-  size_t i = 0;
-  for (const auto& f : m.functions())
-    functions.push_back({{"domain", f->domain()}, {"name", f->name()}, {"calls", calls[f.get()]},
-                         {"nodes", body_nodes[i++]}, {"inputs", f->body().inputs().size()},
-                         {"outputs", f->body().outputs().size()}});
+  for (const auto& [f, nodes] : bodies)
+    functions.push_back({{"domain", f->domain()}, {"name", f->name()}, {"calls", calls[f]}, {"nodes", nodes},
+                         {"inputs", f->body().inputs().size()}, {"outputs", f->body().outputs().size()}});
   j["functions"] = std::move(functions);
   return j;
 }

@@ -16,10 +16,7 @@ void EnsureOnnxSchemas() {
 
 SchemaRegistryWarmup::SchemaRegistryWarmup() {
   try {
-    thread_ = std::thread([creator_cpu = sdk::CurrentCpu()] {
-      sdk::MoveOffCpu(creator_cpu);  // beside the main thread, not sharing its CPU (kiln_helper_thread.hpp)
-      EnsureOnnxSchemas();
-    });
+    thread_ = std::thread(sdk::OffCreatorCpu(EnsureOnnxSchemas));  // beside the main thread, not on its CPU
   } catch (const std::system_error&) {
     // No thread to spare: the first lookup builds the registry on the main thread, as it would without this.
   }

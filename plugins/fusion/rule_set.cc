@@ -66,10 +66,8 @@ void PackPrefetch::Start() {
   if (packs_.valid()) return;
   try {
     // One thread: the host builds ONNX's schemas on another core meanwhile, and the main thread reads the model.
-    packs_ = std::async(std::launch::async, [files, creator_cpu = sdk::CurrentCpu()] {
-      sdk::MoveOffCpu(creator_cpu);  // beside the main thread, not sharing its CPU
-      return LoadRulePackFiles(files, 1);
-    });
+    // Beside the main thread, not on its CPU (kiln_helper_thread.hpp).
+    packs_ = std::async(std::launch::async, sdk::OffCreatorCpu([files] { return LoadRulePackFiles(files, 1); }));
     key_ = FilesKey(files);
   } catch (const std::system_error&) {
     // no thread to be had: ForPass reads them

@@ -36,6 +36,23 @@ TEST(HelperThread, LeavesItsCreatorsCpuWhenAnotherIsAllowed) {
   EXPECT_TRUE(CPU_EQUAL(&before, &creator_now));  // the creator itself is not restricted
 }
 
+TEST(HelperThread, OffCreatorCpuLeavesTheCpuTheWrapperWasMadeOn) {
+  const cpu_set_t before = AffinityOf(pthread_self());
+  const int cpu_before = kiln::sdk::CurrentCpu();
+  auto wrapped = kiln::sdk::OffCreatorCpu([] { return AffinityOf(pthread_self()); });  // reads the CPU here
+  const int cpu_after = kiln::sdk::CurrentCpu();
+  ASSERT_GE(cpu_before, 0);
+  cpu_set_t after;
+  std::thread([&] { after = wrapped(); }).join();  // fn's value comes back through the wrapper
+  if (CPU_COUNT(&before) < 2) {
+    EXPECT_TRUE(CPU_EQUAL(&before, &after));
+    return;
+  }
+  EXPECT_EQ(CPU_COUNT(&after), CPU_COUNT(&before) - 1);
+  // The CPU left is the one this thread ran on when it made the wrapper (it may have moved once meanwhile).
+  EXPECT_TRUE(!CPU_ISSET(cpu_before, &after) || !CPU_ISSET(cpu_after, &after));
+}
+
 TEST(HelperThread, StaysPutWhenItsCreatorsCpuIsUnknown) {
   const cpu_set_t before = AffinityOf(pthread_self());
   cpu_set_t after;

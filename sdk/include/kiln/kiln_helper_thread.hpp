@@ -4,10 +4,7 @@
 // measured in `kiln compile` on 2 CPUs, whose helper threads (ONNX's schemas, the fusion rule packs) then added their
 // time to the compile's instead of overlapping it. Header-only, part of the SDK; needs no host.
 //
-//   std::thread helper([creator_cpu = kiln::sdk::CurrentCpu()] {
-//     kiln::sdk::MoveOffCpu(creator_cpu);  // first thing in the new thread
-//     ...
-//   });
+//   std::thread helper(kiln::sdk::OffCreatorCpu([] { ... }));   // or std::async(std::launch::async, ...)
 #ifndef KILN_HELPER_THREAD_HPP_
 #define KILN_HELPER_THREAD_HPP_
 
@@ -15,6 +12,8 @@
 #include <pthread.h>
 #include <sched.h>
 #endif
+
+#include <utility>
 
 namespace kiln::sdk {
 
@@ -39,6 +38,16 @@ inline void MoveOffCpu(int cpu) {
 #else
   (void)cpu;
 #endif
+}
+
+// `fn` wrapped to run off the CPU of the thread that wraps it: the creator's CPU is read here, in the creator, and
+// the new thread moves off it before it calls `fn`. Pass the result to std::thread or std::async.
+template <typename Fn>
+auto OffCreatorCpu(Fn fn) {
+  return [creator_cpu = CurrentCpu(), fn = std::move(fn)]() mutable {
+    MoveOffCpu(creator_cpu);
+    return fn();
+  };
 }
 
 }  // namespace kiln::sdk
