@@ -71,14 +71,13 @@ for f in "${files[@]}"; do
       # filesystem mounted with `discard` (this VM's ext4) costs about 50 ms per 100 MB, the filesystem's work
       # and not the compile's (ORT's session creation writes nothing).
       rm -f "$work/out.onnx"
-      # Wall time from bash's microsecond clock (GNU time's %e has 10 ms steps); peak RSS from GNU time.
-      start=$EPOCHREALTIME
+      # Wall seconds and peak RSS (KB) of the kiln process alone, from posix_spawn to wait4 (bench_spawn_time: a
+      # clock in bash also counted bash's fork of itself and GNU time's start, bench/compile/spawn_time.cc).
       # shellcheck disable=SC2086  # KILN_ARGS is a list of arguments
-      /usr/bin/time -f '%M' -o "$work/time" "$build/bin/kiln" compile "$f" -o "$work/out.onnx" \
+      "$build/bin/bench_spawn_time" -o "$work/time" "$build/bin/kiln" compile "$f" -o "$work/out.onnx" \
         --oo.level="$lvl" --report "$work/r.json" --log-level=error ${KILN_ARGS-} >/dev/null 2>"$work/err" ||
         { echo "kiln compile $name $lvl failed:"; cat "$work/err"; exit 1; }
-      t=$(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.4f", b - a }')
-      read -r m < "$work/time"
+      read -r t m < "$work/time"
       ts+=("$t"); rss+=("$m")
       # InferShapePass's share of the whole process; every pass's seconds (and the report's load, optimize and
       # write phases) appended to passes.jsonl for the per-pass line below.
