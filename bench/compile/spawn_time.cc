@@ -5,8 +5,8 @@
 //
 // The clock spans posix_spawn to wait4 and nothing else. Timed from bash around GNU time, as run.sh did before, the
 // figure also held bash's fork of itself (bash forks, then execs; posix_spawn does not copy the parent) and GNU
-// time's own start and exec: on this 2-core VM a whole-process compile of the 1k-node chain read 50 ms from bash
-// and 40 ms from here (run.sh 7 "1000", O2). ORT's session creation, the figure beside it, is timed inside its own process.
+// time's own start and exec: on this 2-core VM a whole-process O2 compile of the 1k-node chain read 50 ms from bash
+// and 40 ms from here (run.sh, 7 runs). ORT's session creation, the figure beside it, is timed inside its process.
 #include <spawn.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
