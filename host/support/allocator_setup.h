@@ -5,8 +5,8 @@
 
 namespace kiln {
 
-// Call first thing in main, before any thread starts. MIMALLOC_LARGE_OS_PAGES and MIMALLOC_EAGER_COMMIT_DELAY in the
-// environment take precedence over the choices made here.
+// Call first thing in main, before any thread starts. MIMALLOC_LARGE_OS_PAGES, MIMALLOC_EAGER_COMMIT_DELAY and
+// MIMALLOC_ALLOW_DECOMMIT in the environment take precedence over the choices made here.
 void ConfigureAllocator();
 
 }  // namespace kiln
