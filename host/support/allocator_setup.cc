@@ -22,8 +22,9 @@ namespace {
 // compile that frees and allocates as it goes (the protobuf of the nodes already declared while loading; the nodes a
 // pass replaces) then faults the memory in again, zeroed anew, often split out of its 2 MB page. The process ends
 // after one compile, so what is kept costs only where it could not be reused: the 1M-node chain's O2 peak RSS
-// 1626 -> 1636 MB for 15.7 -> 14.1 s (its load 3.4 -> 1.7 s); the 100k chain's page faults 1550 -> 1071 and CPU
-// time 1287 -> 1215 ms, ResNet-50's 110 -> 100 ms, the 1k chain's 69 -> 54 ms (perf stat, 7 runs each).
+// 1622-1636 MB either way, 21.6 -> 20.6 s (medians of 3; its load 3.4 -> 1.7 s in one); the 100k chain's page
+// faults 1550 -> 1071 and CPU time 1287 -> 1215 ms, ResNet-50's 110 -> 100 ms, the 1k chain's 69 -> 54 ms (perf
+// stat, 7 runs each).
 void KeepFreedMemory() {
   if (std::getenv("MIMALLOC_ALLOW_DECOMMIT") == nullptr) mi_option_set(mi_option_allow_decommit, 0);
 }
