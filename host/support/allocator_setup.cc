@@ -18,15 +18,9 @@ namespace kiln {
 #ifdef KILN_WITH_MIMALLOC
 namespace {
 
-// Freed memory kept, not given back to the OS: mimalloc decommits a free page 25 ms after it empties, and a
-// compile that frees and allocates as it goes (the protobuf of the nodes already declared while loading; the nodes a
-// pass replaces) then faults the memory in again, zeroed anew, often split out of its 2 MB page. The process ends
-// after one compile, so what is kept costs only where it could not be reused: the 1M-node chain's O2 peak RSS
-// 1622-1636 MB either way, 21.6 -> 20.6 s (medians of 3; its load 3.4 -> 1.7 s in one); the 100k chain's page
-// faults 1550 -> 1071 and CPU time 1287 -> 1215 ms, ResNet-50's 110 -> 100 ms, the 1k chain's 69 -> 54 ms (perf
-// stat, 7 runs each).
-void KeepFreedMemory() {
-  if (std::getenv("MIMALLOC_ALLOW_DECOMMIT") == nullptr) mi_option_set(mi_option_allow_decommit, 0);
+// Sets a mimalloc option unless the environment does (mimalloc reads MIMALLOC_<OPTION> itself): the variable wins.
+void SetUnlessInEnvironment(const char* variable, mi_option_t option, long value) {
+  if (std::getenv(variable) == nullptr) mi_option_set(option, value);
 }
 
 // 2 MB pages for the heap (see host/CMakeLists.txt: page faults dominate a compile on a virtual machine), unless
@@ -39,7 +33,7 @@ void UseLargePages() {
   // a piece smaller than 2 MB cannot get a huge page, and each costs its own faults. 1k chain: 1624 -> 761 page
   // faults; O2 whole process, 7 interleaved runs: ERNIE 44.5 -> 37.6 ms, ResNet-50 113.5 -> 104.2 ms, 100k chain
   // (3 runs) 2390 -> 1912 ms, peak RSS 2 to 6 MB higher (217 MB at 100k).
-  if (std::getenv("MIMALLOC_EAGER_COMMIT_DELAY") == nullptr) mi_option_set(mi_option_eager_commit_delay, 0);
+  SetUnlessInEnvironment("MIMALLOC_EAGER_COMMIT_DELAY", mi_option_eager_commit_delay, 0);
   if (std::getenv("MIMALLOC_LARGE_OS_PAGES") != nullptr) return;
   mi_option_set(mi_option_large_os_pages, 1);
   void* probe = mi_malloc(64);
@@ -68,7 +62,14 @@ void UseLargePages() {
 }  // namespace
 
 void ConfigureAllocator() {
-  KeepFreedMemory();
+  // Freed memory kept, not given back to the OS: mimalloc decommits a free page 25 ms after it empties, and a
+  // compile that frees and allocates as it goes (the protobuf of the nodes already declared while loading; the nodes a
+  // pass replaces) then faults the memory in again, zeroed anew, often split out of its 2 MB page. The process ends
+  // after one compile, so what is kept costs only where it could not be reused: the 1M-node chain's O2 peak RSS
+  // 1622-1636 MB either way, 21.6 -> 20.6 s (medians of 3; its load 3.4 -> 1.7 s in one); the 100k chain's page
+  // faults 1550 -> 1071 and CPU time 1287 -> 1215 ms, ResNet-50's 110 -> 100 ms, the 1k chain's 69 -> 54 ms (perf
+  // stat, 7 runs each).
+  SetUnlessInEnvironment("MIMALLOC_ALLOW_DECOMMIT", mi_option_allow_decommit, 0);
   UseLargePages();
 }
 #else
