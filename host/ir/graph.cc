@@ -96,8 +96,7 @@ Node* Graph::AddNodeWithOutputs(std::string op_type, std::string domain, std::st
   Node* n = owned.get();
   n->id_ = model_->NextNodeId();
   n->order_ = model_->insertion_order;
-  n->op_type_ = Node::Intern(std::move(op_type));
-  n->domain_ = Node::Intern(std::move(domain));
+  n->op_ = Node::OpKeyOf(std::move(op_type), std::move(domain));
   n->name_ = std::move(name);
   n->graph_ = this;
   nodes_.push_back(std::move(owned));
@@ -363,7 +362,7 @@ void Graph::RemoveFromList(std::vector<Value*>& list, size_t i, uint32_t Value::
 Value* Graph::AddInput(std::string name, Type type) {
   if (FindValue(name) != nullptr) throw InternalError("AddInput: value '" + name + "' already exists");
   Value* v = NewValue(std::move(name));
-  v->type_ = std::move(type);
+  v->type_ = model_->types().Intern(std::move(type));
   AppendInput(v);
   return v;
 }
@@ -415,7 +414,7 @@ void Graph::SetInitializer(Value* v, std::shared_ptr<const Tensor> t) {
   }
   Shape shape;
   for (int64_t d : t->dims()) shape.dims.push_back(Dim::Known(d));
-  v->type_ = Type::Tensor(t->type(), std::move(shape));
+  v->type_ = model_->types().Intern(Type::Tensor(t->type(), std::move(shape)));
   v->initializer_ = std::move(t);
   v->MarkReadersShapeDirty();
 }
@@ -449,7 +448,7 @@ Value* Graph::AddSparseInitializer(SparseTensor t) {
   Shape shape;
   for (int64_t d : t.dims) shape.dims.push_back(Dim::Known(d));
   ty.shape = std::move(shape);
-  v->type_ = std::move(ty);
+  v->type_ = model_->types().Intern(std::move(ty));
   v->extras().sparse_initializer = std::make_shared<const SparseTensor>(std::move(t));
   sparse_initializers_.push_back(v);
   Journal& j = model_->journal();

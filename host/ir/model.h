@@ -18,6 +18,7 @@
 #include "ir/journal.h"
 #include "ir/name_set.h"
 #include "ir/opset_import.h"
+#include "ir/type_table.h"
 
 namespace kiln {
 
@@ -69,6 +70,8 @@ class Model {
   Node* FindNode(uint64_t id);
 
   Journal& journal() { return journal_; }
+  // The distinct types of the model's values (Value::type points into it).
+  TypeTable& types() { return types_; }
   // Frees nodes, values and functions removed so far, and drops every graph's cached analyses (which may point at
   // them, or were kept current by a pass that declared them preserved); with neither, the analyses stay (a change
   // bumps its graph's structure version, which stales them). Only call when no pointer to what is freed is held
@@ -110,6 +113,7 @@ class Model {
  private:
   static std::string FunctionKey(std::string_view domain, std::string_view name);
 
+  TypeTable types_;  // first: destroyed after the graphs whose values point into it
   std::unique_ptr<Graph> graph_;
   Journal journal_;
   uint64_t next_node_id_ = 1;

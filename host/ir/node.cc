@@ -16,13 +16,49 @@ Journal& JournalOf(Node* n) { return n->graph()->model()->journal(); }
 
 }  // namespace
 
+namespace {
+
+const std::string kEmpty;  // the default domain, and a new node's op type
+
+// The interned names and pairs, under one lock (a node takes both at once).
+struct InternTables {
+  std::mutex mu;
+  std::unordered_set<std::string> names;  // a node-based set: its elements never move
+
+  const std::string* Name(std::string name) {  // with `mu` held
+    return name.empty() ? &kEmpty : &*names.insert(std::move(name)).first;
+  }
+};
+
+InternTables& Tables() {
+  static InternTables tables;
+  return tables;
+}
+
+}  // namespace
+
 const std::string* Node::Intern(std::string name) {
-  static const std::string empty;  // the default domain, and a new node's op type: no lock
-  if (name.empty()) return &empty;
-  static std::mutex mu;
-  static std::unordered_set<std::string> names;  // a node-based set: its elements never move
-  std::lock_guard<std::mutex> lock(mu);
-  return &*names.insert(std::move(name)).first;
+  if (name.empty()) return &kEmpty;  // no lock
+  InternTables& t = Tables();
+  std::lock_guard<std::mutex> lock(t.mu);
+  return t.Name(std::move(name));
+}
+
+const Node::OpKey* Node::OpKeyOf(std::string op_type, std::string domain) {
+  static const OpKey empty{&kEmpty, &kEmpty};  // a new node's: no lock
+  if (op_type.empty() && domain.empty()) return &empty;
+  struct Hash {
+    size_t operator()(const OpKey& k) const {
+      return std::hash<const void*>()(k.op_type) * 31 + std::hash<const void*>()(k.domain);
+    }
+  };
+  struct Equal {
+    bool operator()(const OpKey& a, const OpKey& b) const { return a.op_type == b.op_type && a.domain == b.domain; }
+  };
+  static std::unordered_set<OpKey, Hash, Equal> keys;  // under Tables().mu; node-based: its elements never move
+  InternTables& t = Tables();
+  std::lock_guard<std::mutex> lock(t.mu);
+  return &*keys.insert(OpKey{t.Name(std::move(op_type)), t.Name(std::move(domain))}).first;
 }
 
 void Node::MarkShapeDirty() {
@@ -37,9 +73,8 @@ void Node::SetName(std::string name) {
 
 void Node::SetOpType(std::string op_type, std::string domain) {
   Journal& j = JournalOf(this);
-  if (j.active()) j.Record([this, t = op_type_, d = domain_] { op_type_ = t, domain_ = d; });
-  op_type_ = Intern(std::move(op_type));
-  domain_ = Intern(std::move(domain));
+  if (j.active()) j.Record([this, old = op_] { op_ = old; });
+  op_ = OpKeyOf(std::move(op_type), std::move(domain));
   MarkShapeDirty();
 }
 
