@@ -14,6 +14,7 @@
 #include <onnx/onnx_pb.h>
 
 #include <algorithm>
+#include <deque>
 #include <unordered_map>
 
 #include "ir/topo_order.h"
@@ -28,16 +29,18 @@ namespace {
 
 class Importer {
  public:
-  Importer(Model& model, std::string name, ExternalDataReader* ext)
-      : model_(model), name_(std::move(name)), ext_(ext) {}
+  // `streamed`: the main graph's nodes, when the weight split took them out of its GraphProto.
+  Importer(Model& model, std::string name, ExternalDataReader* ext, const WeightSplit* streamed)
+      : model_(model), name_(std::move(name)), ext_(ext), streamed_(streamed) {}
 
   // Phase one: creates every value and node of `g` and, recursively, of its subgraphs.
   void Declare(onnx::GraphProto& gp, Graph& g) {
-    const std::string where = Where(g);
-    g.set_name(gp.name());
+    g.set_name(gp.name());  // first: the messages below name the graph
     g.set_doc_string(gp.doc_string());
+    const std::string where = Where(g);
     size_t values = static_cast<size_t>(gp.initializer_size() + gp.input_size());
     for (const auto& np : gp.node()) values += static_cast<size_t>(np.output_size());
+    if (streamed_ != nullptr && &g == &model_.graph()) values += streamed_->nodes.size();  // one output each, mostly
     g.ReserveValues(values);
     for (auto& tp : *gp.mutable_initializer()) {
       std::string tname = tp.name();
@@ -66,7 +69,10 @@ class Importer {
       }
       v->set_doc_string(in.doc_string());
     }
-    DeclareNodes(*gp.mutable_node(), g, where);
+    if (streamed_ != nullptr && &g == &model_.graph())
+      DeclareStreamedNodes(*streamed_, g, where);
+    else
+      DeclareNodes(*gp.mutable_node(), g, where);
   }
 
   // Declares a function: its body's inputs and nodes (resolved with everything else in Resolve).
@@ -85,39 +91,60 @@ class Importer {
   void DeclareNodes(google::protobuf::RepeatedPtrField<onnx::NodeProto>& nodes, Graph& g, const std::string& where) {
     int64_t order = 0;
     for (auto& np : nodes) {
-      std::vector<std::string> outs(np.output().begin(), np.output().end());
-      for (const auto& o : outs) {
-        if (o.empty()) continue;
-        if (Value* prior = g.FindValue(o)) {
-          std::string by = prior->producer() ? "node '" + prior->producer()->name() + "'" : std::string("an input or initializer");
-          throw ModelError(name_ + ": " + where + ": node '" + np.name() + "' (" + np.op_type() + ") writes '" + o +
-                           "', which " + by + " already defines");
-        }
-      }
-      model_.insertion_order = order++;
-      Node* n = g.AddNodeWithOutputs(np.op_type(), np.domain(), np.name(), {}, outs);
-      n->set_doc_string(np.doc_string());
-      for (auto& ap : *np.mutable_attribute()) {
-        // A second attribute of one name would replace the first, and with it a subgraph already queued for
-        // declaring (found by fuzzing: a use after free).
-        if (n->FindAttribute(ap.name()) != nullptr)
-          throw ModelError(name_ + ": " + where + ": node '" + np.name() + "' (" + np.op_type() +
-                           ") has two attributes named '" + ap.name() + "'");
-        n->SetAttribute(ImportAttribute(std::move(ap), n, where));
-      }
-      // Inputs this graph already defines (all of them, for a node of a topologically sorted graph) are bound now,
-      // while the values just made are still in cache; Resolve binds the rest (outer values, later nodes' outputs).
-      // A local value found now is the one Resolve would find: it looks in the node's own graph first, and a graph
-      // defines a name once. On the generated 1M-node chain, name lookups were a third of the load.
-      n->ResizeInputs(static_cast<size_t>(np.input_size()));
-      if (BindInputs(*n, np, false) != nullptr) {
-        pending_.push_back({n, &np});
-      } else if (!n->has_subgraphs()) {
-        // Nothing reads this proto again (a subgraph's is read when the subgraph is declared): its strings are
-        // freed now, and the nodes declared next reuse their memory.
-        onnx::NodeProto().Swap(&np);
+      // Nothing reads a proto not kept again: its strings are freed now, and the nodes declared next reuse their
+      // memory.
+      if (!DeclareNode(np, g, where, order++)) onnx::NodeProto().Swap(&np);
+    }
+  }
+
+  // The main graph's nodes as the weight split left them (weight_split.h), parsed one at a time: only the protos
+  // read again later stay (kept_).
+  void DeclareStreamedNodes(const WeightSplit& split, Graph& g, const std::string& where) {
+    int64_t order = 0;
+    for (const auto& [offset, size] : split.nodes) {
+      onnx::NodeProto& np = kept_.emplace_back();
+      if (size > static_cast<size_t>(std::numeric_limits<int>::max()) ||
+          !np.ParseFromArray(split.node_bytes.data() + offset, static_cast<int>(size)))
+        throw ModelError(name_ + ": not a valid ONNX protobuf (truncated or corrupt): " + where + ": node " +
+                         std::to_string(order));
+      if (!DeclareNode(np, g, where, order++)) kept_.pop_back();
+    }
+  }
+
+  // Declares one node of `g` and binds the inputs `g` already defines. Returns whether its proto is read again
+  // (Resolve binds inputs defined later or in an enclosing scope; DeclareSubgraphs reads its subgraphs), and must
+  // then outlive the import.
+  bool DeclareNode(onnx::NodeProto& np, Graph& g, const std::string& where, int64_t order) {
+    std::vector<std::string> outs(np.output().begin(), np.output().end());
+    for (const auto& o : outs) {
+      if (o.empty()) continue;
+      if (Value* prior = g.FindValue(o)) {
+        std::string by = prior->producer() ? "node '" + prior->producer()->name() + "'" : std::string("an input or initializer");
+        throw ModelError(name_ + ": " + where + ": node '" + np.name() + "' (" + np.op_type() + ") writes '" + o +
+                         "', which " + by + " already defines");
       }
     }
+    model_.insertion_order = order;
+    Node* n = g.AddNodeWithOutputs(np.op_type(), np.domain(), np.name(), {}, outs);
+    n->set_doc_string(np.doc_string());
+    for (auto& ap : *np.mutable_attribute()) {
+      // A second attribute of one name would replace the first, and with it a subgraph already queued for
+      // declaring (found by fuzzing: a use after free).
+      if (n->FindAttribute(ap.name()) != nullptr)
+        throw ModelError(name_ + ": " + where + ": node '" + np.name() + "' (" + np.op_type() +
+                         ") has two attributes named '" + ap.name() + "'");
+      n->SetAttribute(ImportAttribute(std::move(ap), n, where));
+    }
+    // Inputs this graph already defines (all of them, for a node of a topologically sorted graph) are bound now,
+    // while the values just made are still in cache; Resolve binds the rest (outer values, later nodes' outputs).
+    // A local value found now is the one Resolve would find: it looks in the node's own graph first, and a graph
+    // defines a name once. On the generated 1M-node chain, name lookups were a third of the load.
+    n->ResizeInputs(static_cast<size_t>(np.input_size()));
+    if (BindInputs(*n, np, false) != nullptr) {
+      pending_.push_back({n, &np});
+      return true;
+    }
+    return n->has_subgraphs();
   }
 
   // Phase two: binds every node input Declare left unbound to its value, looking through enclosing scopes.
@@ -279,6 +306,8 @@ class Importer {
   Model& model_;
   std::string name_;
   ExternalDataReader* ext_;
+  const WeightSplit* streamed_;
+  std::deque<onnx::NodeProto> kept_;  // streamed nodes' protos read again later (a deque: they never move)
   std::vector<Pending> pending_;
   std::vector<std::pair<onnx::GraphProto*, Graph*>> subgraphs_;
   std::vector<std::pair<onnx::FunctionProto*, Function*>> functions_;
@@ -351,7 +380,8 @@ void CheckModelPath(const std::string& path) {
 namespace {
 
 std::unique_ptr<Model> Import(onnx::ModelProto&& proto, const std::string& name, const std::string& base_dir,
-                              std::vector<std::shared_ptr<const Buffer>>* weights) {
+                              WeightSplit* split) {
+  std::vector<std::shared_ptr<const Buffer>>* weights = split ? &split->raw : nullptr;
   if (!proto.has_graph())
     throw ModelError(name + ": not an ONNX model (no graph); is this the right file?");
   if (proto.ir_version() <= 0)
@@ -376,7 +406,10 @@ std::unique_ptr<Model> Import(onnx::ModelProto&& proto, const std::string& name,
     for (int i = 0; i < proto.graph().initializer_size(); ++i)
       if ((*weights)[static_cast<size_t>(i)]) ext.Lend(&proto.graph().initializer(i), std::move((*weights)[static_cast<size_t>(i)]));
   }
-  Importer imp(*model, name, &ext);
+  if (split != nullptr && proto.graph().node_size() != 0)
+    throw InternalError(name + ": the weight split left " + std::to_string(proto.graph().node_size()) +
+                        " nodes in the skeleton");
+  Importer imp(*model, name, &ext, split);
   imp.Declare(*proto.mutable_graph(), model->graph());
   for (auto& fp : *proto.mutable_functions()) imp.DeclareFunction(fp, *ImportFunctionHeader(*model, fp, name));
   imp.DeclareSubgraphs();
@@ -418,7 +451,7 @@ std::unique_ptr<Model> LoadModel(const std::string& path) {
   if (std::optional<WeightSplit> split = SplitWeights(file)) {
     onnx::ModelProto proto = ParseModelBytes(split->skeleton, path);
     std::string().swap(split->skeleton);  // parsed: freed before the IR is built beside the proto (the load's peak)
-    return Import(std::move(proto), path, dir, &split->raw);
+    return Import(std::move(proto), path, dir, &*split);
   }
   auto bytes = file->bytes();
   return ImportModel(ParseModelBytes({reinterpret_cast<const char*>(bytes.data()), bytes.size()}, path), path, dir);

@@ -45,11 +45,12 @@ class Splitter {
   std::optional<WeightSplit> Run() {
     WeightSplit out;
     out.skeleton.reserve(file_->size());  // an upper bound: growing by doubling faulted in fresh pages each time
+    out.node_bytes.reserve(file_->size());
     if (!Walk(file_->size(), out.skeleton, [&](uint32_t field, uint32_t len) {
           if (field != kModelGraph) return std::optional<bool>();
           std::string graph;
           graph.reserve(len);
-          if (!Graph(len, graph, out.raw)) return std::optional<bool>(false);
+          if (!Graph(len, graph, out)) return std::optional<bool>(false);
           AppendLengthDelimited(out.skeleton, kModelGraph, graph);
           return std::optional<bool>(true);
         }))
@@ -89,8 +90,14 @@ class Splitter {
     return in_.CurrentPosition() == end;
   }
 
-  bool Graph(size_t len, std::string& out, std::vector<std::shared_ptr<const Buffer>>& raw) {
+  bool Graph(size_t len, std::string& out, WeightSplit& split) {
+    std::vector<std::shared_ptr<const Buffer>>& raw = split.raw;
     return Walk(len, out, [&](uint32_t field, uint32_t n) {
+      if (field == kGraphNode) {
+        split.nodes.emplace_back(split.node_bytes.size(), n);
+        split.node_bytes.append(reinterpret_cast<const char*>(base_ + in_.CurrentPosition()), n);
+        return std::optional<bool>(in_.Skip(static_cast<int>(n)));
+      }
       if (field != kGraphInitializer) return std::optional<bool>();
       std::string tensor;
       raw.emplace_back();

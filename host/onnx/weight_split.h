@@ -4,7 +4,8 @@
 // offset in the file is not aligned for its element type (kernels may assume aligned data) is copied, aligned, when
 // first read typed, and written out from the window. A weight smaller than a page is copied once instead, into one
 // arena in huge pages shared by all such copies. The mapped pages no window covers are then released, so that the
-// file's bytes do not stay in the resident set beside their copies.
+// file's bytes do not stay in the resident set beside their copies. The main graph's nodes are taken out of the
+// skeleton as well, as bytes, for the importer to parse one node at a time.
 #pragma once
 
 #include <cstddef>
@@ -22,6 +23,12 @@ struct WeightSplit {
   std::string skeleton;
   // For each top-level initializer, in file order: its raw bytes, or null when it had no raw_data field.
   std::vector<std::shared_ptr<const Buffer>> raw;
+  // The main graph's nodes (GraphProto.node), left out of the skeleton: their serialized NodeProtos one after
+  // another, and each one's offset and size there, in file order. Parsed whole, a graph's nodes take four to five
+  // times their bytes (strings and repeated fields each a heap block), held beside the IR built from them: the
+  // load's peak.
+  std::string node_bytes;
+  std::vector<std::pair<size_t, size_t>> nodes;
 };
 
 // Splits a mapped model file. Returns nullopt when the bytes are not a well-formed ModelProto at the wire level

@@ -158,7 +158,13 @@ TEST(WeightSplit, SkeletonLeavesOutOnlyTopLevelRawData) {
   ASSERT_TRUE(skeleton.ParseFromString(split->skeleton));
   for (int i = 0; i < kRawWeights; ++i) EXPECT_FALSE(skeleton.graph().initializer(i).has_raw_data());
   EXPECT_EQ(skeleton.graph().initializer(kRawWeights).float_data_size(), 64);
-  EXPECT_EQ(skeleton.graph().node(0).input_size(), kRawWeights + 1);
+  // The main graph's nodes are taken out as bytes, for the importer to parse one at a time.
+  EXPECT_EQ(skeleton.graph().node_size(), 0);
+  ASSERT_EQ(split->nodes.size(), 1u);
+  onnx::NodeProto node;
+  ASSERT_TRUE(node.ParseFromArray(split->node_bytes.data() + split->nodes[0].first,
+                                  static_cast<int>(split->nodes[0].second)));
+  EXPECT_EQ(node.SerializeAsString(), m.graph().node(0).SerializeAsString());
   fs::remove(p);
 }
 
@@ -460,6 +466,51 @@ TEST(WeightSplit, DamagedFilesGetProtobufsError) {
     }
     fs::remove(p);
   }
+}
+
+// The main graph's nodes, parsed one at a time from the split (weight_split.h), import as the whole parse does:
+// a node reading a later node's output (bound when every node is declared), an If whose branches read an outer
+// value, and the Sum over the weights, in file order.
+TEST(WeightSplit, NodesParsedOneAtATimeImportAsTheWholeParse) {
+  onnx::ModelProto m = WeightsModel();
+  auto* g = m.mutable_graph();
+  AddNode(g, "Neg", {"later"}, {"early"});  // reads what the next node writes
+  AddNode(g, "Abs", {"s"}, {"later"});
+  SetFloat(g->add_output(), "early");
+  AddIfWithRawBranchWeights(g);
+  g->mutable_node(3)->mutable_attribute(0)->mutable_g()->mutable_node(0)->set_input(0, "s");  // an outer read
+  const std::string bytes = m.SerializeAsString();
+  fs::path p = Temp("streamed.onnx");
+  Write(p, bytes);
+  auto split = SplitWeights(Buffer::MapFile(p.string()));
+  ASSERT_TRUE(split.has_value());
+  EXPECT_EQ(split->nodes.size(), 4u);
+  std::unique_ptr<Model> streamed = LoadModel(p.string());
+  std::unique_ptr<Model> whole = LoadModelFromBytes(bytes, p.string(), fs::temp_directory_path().string());
+  EXPECT_EQ(ExportModelProto(*streamed).SerializeAsString(), ExportModelProto(*whole).SerializeAsString());
+  ASSERT_EQ(streamed->graph().num_nodes(), 4u);
+  EXPECT_EQ(streamed->graph().nodes().front()->op_type(), "Sum");
+  fs::remove(p);
+}
+
+// A node whose bytes are well framed but not a NodeProto is the model's error, naming the node.
+TEST(WeightSplit, ACorruptStreamedNodeIsTheModelsError) {
+  onnx::ModelProto m = WeightsModel();
+  onnx::ModelProto shell = m;
+  shell.clear_graph();
+  const std::string file = shell.SerializeAsString() +
+                           LengthDelimited(7, m.graph().SerializeAsString() + LengthDelimited(1, "\xff\xff\xff"));
+  fs::path p = Temp("bad_node.onnx");
+  Write(p, file);
+  try {
+    LoadModel(p.string());
+    ADD_FAILURE() << "a model with a corrupt node loaded";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ExitCode::kInvalidModel);
+    EXPECT_NE(std::string(e.what()).find("not a valid ONNX protobuf"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("node 1"), std::string::npos) << e.what();
+  }
+  fs::remove(p);
 }
 
 // Buffer::Zeros maps large blocks itself (2 MB-aligned from 2 MB, prefaulted): every size reads as zeros, and
