@@ -14,10 +14,6 @@ namespace {
 
 Journal& JournalOf(Node* n) { return n->graph()->model()->journal(); }
 
-}  // namespace
-
-namespace {
-
 const std::string kEmpty;  // the default domain, and a new node's op type
 
 // The interned names and pairs, under one lock (a node takes both at once).
