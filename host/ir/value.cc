@@ -10,13 +10,14 @@
 namespace kiln {
 
 void Value::SetType(Type t) {
-  if (t == *type_) return;
-  MarkReadersShapeDirty();
   Model& m = *graph_->model();
+  const Type* interned = m.types().Intern(std::move(t));
+  if (interned == type_) return;  // equal types, one entry: unchanged
+  MarkReadersShapeDirty();
   Journal& j = m.journal();
   // The old type stays in the table, so the undo step holds a pointer and fits in the std::function itself.
   if (j.active()) j.Record([this, old = type_] { type_ = old; });
-  type_ = m.types().Intern(std::move(t));
+  type_ = interned;
 }
 
 void Value::MarkReadersShapeDirty() const {

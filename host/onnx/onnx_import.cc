@@ -38,9 +38,10 @@ class Importer {
     g.set_name(gp.name());  // first: the messages below name the graph
     g.set_doc_string(gp.doc_string());
     const std::string where = Where(g);
+    const WeightSplit* streamed = &g == &model_.graph() ? streamed_ : nullptr;  // its nodes, if split out
     size_t values = static_cast<size_t>(gp.initializer_size() + gp.input_size());
     for (const auto& np : gp.node()) values += static_cast<size_t>(np.output_size());
-    if (streamed_ != nullptr && &g == &model_.graph()) values += streamed_->nodes.size();  // one output each, mostly
+    if (streamed != nullptr) values += streamed->nodes.size();  // one output each, mostly
     g.ReserveValues(values);
     for (auto& tp : *gp.mutable_initializer()) {
       std::string tname = tp.name();
@@ -69,8 +70,8 @@ class Importer {
       }
       v->set_doc_string(in.doc_string());
     }
-    if (streamed_ != nullptr && &g == &model_.graph())
-      DeclareStreamedNodes(*streamed_, g, where);
+    if (streamed != nullptr)
+      DeclareStreamedNodes(*streamed, g, where);
     else
       DeclareNodes(*gp.mutable_node(), g, where);
   }
@@ -98,17 +99,21 @@ class Importer {
   }
 
   // The main graph's nodes as the weight split left them (weight_split.h), parsed one at a time: only the protos
-  // read again later stay (kept_).
+  // read again later stay (kept_). A proto not kept is parsed into again (parsing clears it), so its strings'
+  // memory serves the next node.
   void DeclareStreamedNodes(const WeightSplit& split, Graph& g, const std::string& where) {
     int64_t order = 0;
+    bool last_kept = true;
     for (const auto& [offset, size] : split.nodes) {
-      onnx::NodeProto& np = kept_.emplace_back();
+      if (last_kept) kept_.emplace_back();
+      onnx::NodeProto& np = kept_.back();
       if (size > static_cast<size_t>(std::numeric_limits<int>::max()) ||
           !np.ParseFromArray(split.node_bytes.data() + offset, static_cast<int>(size)))
         throw ModelError(name_ + ": not a valid ONNX protobuf (truncated or corrupt): " + where + ": node " +
                          std::to_string(order));
-      if (!DeclareNode(np, g, where, order++)) kept_.pop_back();
+      last_kept = DeclareNode(np, g, where, order++);
     }
+    if (!last_kept) kept_.pop_back();
   }
 
   // Declares one node of `g` and binds the inputs `g` already defines. Returns whether its proto is read again
