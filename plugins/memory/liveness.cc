@@ -28,8 +28,6 @@ bool IsElementwise(std::string_view op) {
   return kOps.count(op) != 0;
 }
 
-std::string_view NodeLabel(const sdk::Node& n) { return n.Name().empty() ? n.OpType() : n.Name(); }
-
 // The bytes of a planned value, or the reason it cannot be planned.
 uint64_t SizeOf(const sdk::Value& v, std::string* why) {
   if (v.Kind() != KILN_TYPE_KIND_TENSOR) {
@@ -69,8 +67,8 @@ class LivenessBuilder {
 
   Liveness Build(const std::vector<sdk::Node>& order) {
     Walk(order);
-    out_.steps = static_cast<int64_t>(sequence_.size());
-    for (const sdk::Node& n : sequence_) AddOutputs(n);
+    out_.steps = static_cast<int64_t>(out_.schedule.size());
+    for (const sdk::Node& n : out_.schedule) AddOutputs(n);
     for (LiveValue& lv : out_.values) SetLastUse(lv);
     AssignBuffers();
     return std::move(out_);
@@ -81,23 +79,21 @@ class LivenessBuilder {
   void Walk(const std::vector<sdk::Node>& nodes) {
     for (const sdk::Node& n : nodes) {
       for (size_t i = 0; i < n.SubgraphCount(); ++i) Walk(n.Subgraph(i).TopoOrder());
-      step_[n.raw()] = static_cast<int64_t>(sequence_.size());
-      sequence_.push_back(n);
-      out_.schedule.push_back(NodeLabel(n));
+      step_[n.raw()] = static_cast<int64_t>(out_.schedule.size());
+      out_.schedule.push_back(n);
     }
   }
 
   void AddOutputs(const sdk::Node& n) {
     if (n.Is("Constant")) return;
-    const sdk::Graph g = n.OwnerGraph();
     for (const sdk::Value& v : n.Outputs()) {
       if (!v || v.IsConstant()) continue;
       LiveValue lv;
       lv.value = v;
-      lv.name = v.Name();
-      lv.graph = g.Name();
       lv.first = step_.at(n.raw());
-      lv.bytes = SizeOf(v, &lv.unplanned);
+      std::string why;
+      lv.bytes = SizeOf(v, &why);
+      if (!why.empty()) lv.unplanned = ReasonIndex(std::move(why));
       index_[v.raw()] = out_.values.size();
       out_.values.push_back(std::move(lv));
     }
@@ -130,13 +126,20 @@ class LivenessBuilder {
     auto it = v ? index_.find(v.raw()) : index_.end();
     if (it == index_.end()) return nullptr;
     LiveValue* lv = &out_.values[it->second];
-    return lv->unplanned.empty() && lv->buffer >= 0 ? lv : nullptr;
+    return lv->planned() && lv->buffer >= 0 ? lv : nullptr;
   }
 
-  void Join(LiveValue& lv, const LiveValue& base, const char* kind) {
+  // The reason's index in out_.reasons, added when new: values share a few reasons.
+  int32_t ReasonIndex(std::string why) {
+    auto [it, added] = reason_index_.emplace(std::move(why), static_cast<int32_t>(out_.reasons.size()));
+    if (added) out_.reasons.push_back(it->first);
+    return it->second;
+  }
+
+  void Join(LiveValue& lv, const LiveValue& base, Reuse kind) {
     lv.buffer = base.buffer;
     lv.reuse = kind;
-    lv.reuse_of = base.name;
+    lv.reuse_of = static_cast<int32_t>(&base - out_.values.data());
     Interval& b = out_.buffers[static_cast<size_t>(lv.buffer)];
     b.last = std::max(b.last, lv.last);
     if (pinned_.count(lv.value.raw())) pinned_buffers_.insert(lv.buffer);
@@ -149,7 +152,7 @@ class LivenessBuilder {
     if (IsView(op)) {
       const LiveValue* in = Planned(n.Input(0));
       if (!in || in->bytes != lv.bytes) return false;
-      Join(lv, *in, "view");
+      Join(lv, *in, Reuse::kView);
       return true;
     }
     if (!IsElementwise(op)) return false;
@@ -158,19 +161,19 @@ class LivenessBuilder {
       if (!in || in->bytes != lv.bytes || in->value.ElemType() != lv.value.ElemType()) continue;
       if (in->value.OwnerGraph() != n.OwnerGraph() || pinned_buffers_.count(in->buffer)) continue;
       if (out_.buffers[static_cast<size_t>(in->buffer)].last != lv.first) continue;  // read later: not dead yet
-      Join(lv, *in, "in-place");
+      Join(lv, *in, Reuse::kInPlace);
       return true;
     }
     return false;
   }
 
   void AssignBuffers() {
-    for (const sdk::Node& n : sequence_) {
+    for (const sdk::Node& n : out_.schedule) {
       for (size_t o = 0; o < n.OutputCount(); ++o) {
         auto it = n.Output(o) ? index_.find(n.Output(o).raw()) : index_.end();
         if (it == index_.end()) continue;
         LiveValue& lv = out_.values[it->second];
-        if (!lv.unplanned.empty()) continue;
+        if (!lv.planned()) continue;
         out_.intermediate_bytes += lv.bytes;
         if (Reuse(lv, n, o)) continue;
         lv.buffer = static_cast<int>(out_.buffers.size());
@@ -183,14 +186,25 @@ class LivenessBuilder {
   sdk::Graph main_;
   bool in_place_;
   Liveness out_;
-  std::vector<sdk::Node> sequence_;
   std::unordered_map<KilnNode*, int64_t> step_;
   std::unordered_map<KilnValue*, size_t> index_;
   std::unordered_set<KilnValue*> pinned_;  // the main graph's outputs
   std::unordered_set<int> pinned_buffers_;
+  std::unordered_map<std::string, int32_t> reason_index_;
 };
 
 }  // namespace
+
+std::string_view ReuseName(Reuse r) {
+  switch (r) {
+    case Reuse::kView: return "view";
+    case Reuse::kInPlace: return "in-place";
+    case Reuse::kNone: break;
+  }
+  return "";
+}
+
+std::string_view StepLabel(const sdk::Node& n) { return n.Name().empty() ? n.OpType() : n.Name(); }
 
 uint64_t PlannedBytes(const sdk::Value& value, std::string* why) {
   std::string reason;

@@ -42,27 +42,40 @@
 
 namespace kiln::memory {
 
-// The names here are views of the graph's own (sdk::Value::Name and the like): a liveness is read while the graph
-// it was computed on is unchanged, and copying a name per value cost the 1M-node chain's O2 compile 100 MB.
+// How a value came to share a buffer with an earlier one (see "In-place reuse" above).
+enum class Reuse : uint8_t { kNone, kView, kInPlace };
+// "", "view" or "in-place": the plan's JSON spelling.
+std::string_view ReuseName(Reuse r);
+
+// One per intermediate, and a 1M-node graph has as many: 48 bytes, its names read from `value` when a plan is
+// written (the plan is written while the graph is unchanged), its reason for being unplanned kept once per distinct
+// reason. Holding two names, two reuse strings and a reason string took 136 bytes and the 1M-node chain's O2 peak
+// up by 60-75 MB in this pass.
 struct LiveValue {
   sdk::Value value;
-  std::string_view name;
-  std::string_view graph;     // "" for the main graph, else the subgraph's name
   uint64_t bytes = 0;
   int64_t first = 0, last = 0;
-  int buffer = -1;            // index into Liveness::buffers; -1 when unplanned
-  std::string_view reuse;     // "", "view" or "in-place"
-  std::string_view reuse_of;  // the value whose buffer it joined
-  std::string unplanned;      // why it is not in the arena (empty when it is)
+  int32_t buffer = -1;     // index into Liveness::buffers; -1 when unplanned
+  int32_t reuse_of = -1;   // index into Liveness::values of the value whose buffer it joined; -1 when none
+  int32_t unplanned = -1;  // index into Liveness::reasons: why it is not in the arena; -1 when it is
+  Reuse reuse = Reuse::kNone;
+
+  bool planned() const { return unplanned < 0; }
 };
 
 struct Liveness {
   std::vector<LiveValue> values;
-  std::vector<Interval> buffers;          // one per buffer: its size and the union of its values' ranges
-  std::vector<std::string_view> schedule; // the node (name, or op type) of each step
+  std::vector<Interval> buffers;       // one per buffer: its size and the union of its values' ranges
+  std::vector<sdk::Node> schedule;     // the node of each step
+  std::vector<std::string> reasons;    // the distinct reasons values are unplanned
   int64_t steps = 0;
-  uint64_t intermediate_bytes = 0;   // the planned values' bytes, each in a buffer of its own
+  uint64_t intermediate_bytes = 0;     // the planned values' bytes, each in a buffer of its own
+
+  const std::string& Reason(const LiveValue& v) const { return reasons[static_cast<size_t>(v.unplanned)]; }
 };
+
+// A node as a schedule names it: its name, or its op type when it has none.
+std::string_view StepLabel(const sdk::Node& n);
 
 // The bytes of a value as the plan counts them; 0 when it cannot be planned (and *why, if not null, says why).
 uint64_t PlannedBytes(const sdk::Value& value, std::string* why = nullptr);

@@ -18,9 +18,12 @@ std::string Field(std::string_view key, uint64_t v) { return Quote(key) + ":" + 
 std::string Field(std::string_view key, int64_t v) { return Quote(key) + ":" + std::to_string(v); }
 std::string Field(std::string_view key, std::string_view v) { return Quote(key) + ":" + Quote(v); }
 
+// The name of the graph that holds the value.
+std::string_view GraphName(const LiveValue& v) { return v.value.OwnerGraph().Name(); }
+
 size_t Unplanned(const Liveness& live) {
   size_t n = 0;
-  for (const LiveValue& v : live.values) n += v.unplanned.empty() ? 0 : 1;
+  for (const LiveValue& v : live.values) n += v.planned() ? 0 : 1;
   return n;
 }
 
@@ -41,10 +44,10 @@ std::string Common(const MemoryPlan& plan) {
 std::string SummaryJson(const MemoryPlan& plan) {
   size_t values = 0, views = 0, in_place = 0;
   for (const LiveValue& v : plan.live.values) {
-    if (!v.unplanned.empty()) continue;
+    if (!v.planned()) continue;
     ++values;
-    views += v.reuse == "view" ? 1 : 0;
-    in_place += v.reuse == "in-place" ? 1 : 0;
+    views += v.reuse == Reuse::kView ? 1 : 0;
+    in_place += v.reuse == Reuse::kInPlace ? 1 : 0;
   }
   return "{" + Common(plan) + "," + Field("planned_values", static_cast<uint64_t>(values)) + "," +
          Field("views", static_cast<uint64_t>(views)) + "," + Field("in_place", static_cast<uint64_t>(in_place)) +
@@ -54,26 +57,29 @@ std::string SummaryJson(const MemoryPlan& plan) {
 std::string PlanJson(const MemoryPlan& plan) {
   std::string s = "{" + Field("model", plan.model) + "," + Field("alignment", kAlignment) + "," + Common(plan) +
                   "," + Field("steps", plan.live.steps) + ",\n\"schedule\":[";
-  for (size_t i = 0; i < plan.live.schedule.size(); ++i) s += (i ? "," : "") + Quote(plan.live.schedule[i]);
+  for (size_t i = 0; i < plan.live.schedule.size(); ++i) s += (i ? "," : "") + Quote(StepLabel(plan.live.schedule[i]));
   s += "],\n\"values\":[";
   bool first = true;
   for (const LiveValue& v : plan.live.values) {
-    if (!v.unplanned.empty()) continue;
+    if (!v.planned()) continue;
     s += first ? "\n" : ",\n";
     first = false;
-    s += "{" + Field("name", v.name) + "," + Field("graph", v.graph) + "," +
+    s += "{" + Field("name", v.value.Name()) + "," + Field("graph", GraphName(v)) + "," +
          Field("offset", plan.arena.offsets[static_cast<size_t>(v.buffer)]) + "," + Field("size", v.bytes) + "," +
          Field("first", v.first) + "," + Field("last", v.last) + "," + Field("buffer", static_cast<int64_t>(v.buffer));
-    if (!v.reuse.empty()) s += "," + Field("reuse", v.reuse) + "," + Field("reuse_of", v.reuse_of);
+    if (v.reuse != Reuse::kNone)
+      s += "," + Field("reuse", ReuseName(v.reuse)) + "," +
+           Field("reuse_of", plan.live.values[static_cast<size_t>(v.reuse_of)].value.Name());
     s += "}";
   }
   s += "],\n\"unplanned\":[";
   first = true;
   for (const LiveValue& v : plan.live.values) {
-    if (v.unplanned.empty()) continue;
+    if (v.planned()) continue;
     s += first ? "\n" : ",\n";
     first = false;
-    s += "{" + Field("name", v.name) + "," + Field("graph", v.graph) + "," + Field("reason", v.unplanned) + "}";
+    s += "{" + Field("name", v.value.Name()) + "," + Field("graph", GraphName(v)) + "," +
+         Field("reason", plan.live.Reason(v)) + "}";
   }
   return s + "]}\n";
 }

@@ -75,7 +75,7 @@ void MemoryPlanningPass::Run(sdk::PassContext& ctx, sdk::Graph graph) {
   ctx.AddReport("memory_plan", SummaryJson(plan));
   const std::string path = ctx.OptionString("memory.plan");
   if (!path.empty()) WriteFile(path, PlanJson(plan));
-  // Last: the plan holds views of the graph's names, which the ABI keeps valid only while the graph is unchanged.
+  // Last: the plan reads the graph's values and names, which the ABI keeps valid only while the graph is unchanged.
   if (!reordered.empty()) {
     graph.SetNodeOrder(reordered);
     ctx.AddCounter("nodes_reordered", static_cast<int64_t>(reordered.size()));
