@@ -110,7 +110,7 @@ class Checkpoint : public ::testing::Test {
 };
 
 // 6,000 Relus: each removal frees a node and a value, so the host keeps a checkpoint at 2,048 removals (4,096
-// removed, more than the 3,952 nodes left) and again at 4,096; the last 1,903 never reach 4,096.
+// removed, more than an eighth of the 3,952 nodes left) and again at 4,096; the last 1,903 never reach 4,096.
 TEST_F(Checkpoint, KeptOnceEnoughIsRemovedAndWhatWasRemovedIsFreed) {
   auto m = ParseModel(Chain(6000));
   ASSERT_TRUE(m);
@@ -123,15 +123,15 @@ TEST_F(Checkpoint, KeptOnceEnoughIsRemovedAndWhatWasRemovedIsFreed) {
   EXPECT_EQ(PrintGraph(*m), PrintGraph(*ParseModel(Chain(1))));
 }
 
-// 20,000 Relus: the graph's size binds first. After k removals 2k are removed and 20,000 - k nodes are left, so the
-// first checkpoint comes at k = 6,667 (13,334 >= 13,333), the next ones 4,445 and 2,963 removals later, then every
-// 2,048 (the 4,096 floor) until fewer than 2,048 are left: five in all.
-TEST_F(Checkpoint, RemovedOutnumberingTheGraphBeforeEachCheckpoint) {
-  auto m = ParseModel(Chain(20000));
+// 50,000 Relus: the graph's size binds first. After k removals 2k are removed and 50,000 - k nodes are left, so the
+// first checkpoint comes at k = 2,941 (5,882 >= 47,059 / 8, rounded down), the next ones 2,768, 2,605, 2,452, 2,308
+// and 2,172 removals later, then every 2,048 (the 4,096 floor) until fewer than 2,048 are left: 22 in all.
+TEST_F(Checkpoint, RemovedOutnumberingAnEighthOfTheGraphBeforeEachCheckpoint) {
+  auto m = ParseModel(Chain(50000));
   ASSERT_TRUE(m);
   PassStats st = RunGraph(*m);
-  EXPECT_EQ(g_kept, 5u);
-  EXPECT_EQ(g_max_dead, 6667u);
+  EXPECT_EQ(g_kept, 22u);
+  EXPECT_EQ(g_max_dead, 2941u);
   EXPECT_EQ(m->graph().num_nodes(), 1u);
 }
 

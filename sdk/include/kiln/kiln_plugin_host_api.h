@@ -494,7 +494,7 @@ struct KilnHostApi {
       not pile up. The host decides, and sets *out_kept (may be NULL) to 1 when it kept them; 0 when it declined
       and nothing happened: under --verify-each (which undoes a pass whole), for a node pass, while string
       constants are being filled, or while too little would be freed (it keeps them once the removed nodes and
-      values outnumber the graph's nodes, and 4,096). After a kept checkpoint a failure of the
+      values outnumber an eighth of the graph's nodes, and 4,096). After a kept checkpoint a failure of the
       call undoes its changes since then only (the report says so), the handles of removed nodes and values and
       anything read from them are invalid (live ones stay valid), and cached analyses are made again when next
       asked for. The checks a successful call ends with are made first (KILN_OUTLINE_ASSUME_CONVEX groups must
