@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <deque>
+#include <functional>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -24,14 +25,11 @@ std::string NodeLabel(const sdk::Node& n) {
 
 struct Found {
   Match match;
-  size_t root_pos = 0;
-  size_t seq = 0;  // place among the round's matches: at one root, the rules' order
   std::vector<sdk::Value> outputs;  // fuse: the call's outputs
 };
 
-// Frees what a candidate holds once nothing reads it (rejected and noted, or applied): on a large graph the round's
-// matches are a good part of the pass's peak, and memory given back while the groups are applied is memory they
-// can reuse.
+// Frees what a candidate holds once nothing reads it (applied, or dropped from the cycle check): memory given back
+// while the groups are applied is memory they can reuse.
 void Release(Found& f) {
   f.match = Match{};
   f.outputs = {};
@@ -57,29 +55,24 @@ std::pair<std::string, const Found*> BoundReplacedValue(const Match& m,
   return {"", nullptr};
 }
 
-// The candidates kept: the best of overlapping ones that is legal (and feasible on the target), best benefit
-// first. The ranking and the maps of what is taken go when it returns, before anything is applied.
-std::vector<Found*> Accept(std::deque<Found>& found, sdk::Graph graph, bool with_target, CandidateLog& log,
-                           int64_t& rejected) {
-  std::vector<Found*> ranked;
-  ranked.reserve(found.size());
-  for (Found& f : found) ranked.push_back(&f);
-  // Best benefit first, then graph order, then the rules' order at one root.
-  std::sort(ranked.begin(), ranked.end(), [](const Found* a, const Found* b) {
-    if (a->match.rule->benefit != b->match.rule->benefit) return a->match.rule->benefit > b->match.rule->benefit;
-    return a->seq < b->seq;  // seq grows with root_pos
-  });
-  std::unordered_map<KilnNode*, const Found*> taken;
-  // The outputs of the nodes of accepted rewrites: each goes when its rewrite is applied (its readers are moved to
-  // the rewrite's result), so a rewrite applied after it must not have bound one.
-  std::unordered_map<KilnValue*, const Found*> replaced;
-  std::vector<Found*> accepted;
-  for (Found* fp : ranked) {
-    Found& f = *fp;
+// Decides the round's candidates as they are found: best benefit first, then graph order, then the rules' order at
+// one root, each kept when it overlaps no kept one and is legal (and feasible on the target). The caller finds them
+// in that order (one walk of the graph per benefit, highest first; RulesFor lists a node's rules best first), so
+// only the kept ones are held: a large graph has a match at most nodes, most of them overlapping a better one, and
+// holding every match to rank them all was most of the pass's peak (the generated 1M-node chain: 666,666 matches,
+// 333,333 kept). Nothing is applied until the round's candidates are all decided, so the graph they are checked
+// against is the one they were found in.
+class Acceptor {
+ public:
+  Acceptor(sdk::Graph graph, bool with_target, CandidateLog& log, int64_t& rejected)
+      : graph_(graph), with_target_(with_target), log_(log), rejected_(rejected) {}
+
+  void Consider(Match&& m) {
+    Found f{std::move(m), {}};
     const Rule& rule = *f.match.rule;
     const Found* overlap = nullptr;
     for (const sdk::Node& n : f.match.nodes)
-      if (auto it = taken.find(n.raw()); it != taken.end()) overlap = it->second;
+      if (auto it = taken_.find(n.raw()); it != taken_.end()) overlap = it->second;
     std::string why;
     GroupCost cost;
     bool estimated = false;
@@ -88,21 +81,21 @@ std::vector<Found*> Accept(std::deque<Found>& found, sdk::Graph graph, bool with
             ") at " + NodeLabel(overlap->match.root);
     } else if (rule.action == Rule::Action::kFuse) {
       f.outputs = FusedOutputs(f.match);
-      why = GroupLegality(graph, f.match.nodes, f.outputs);
-      if (why.empty() && with_target) {
+      why = GroupLegality(graph_, f.match.nodes, f.outputs);
+      if (why.empty() && with_target_) {
         cost = EstimateGroup(f.match.nodes);
         estimated = true;
         if (!cost.feasible) why = "the target cannot run it as one kernel: " + cost.reason;
       }
-    } else if (const auto [name, other] = BoundReplacedValue(f.match, replaced); other) {
+    } else if (const auto [name, other] = BoundReplacedValue(f.match, replaced_); other) {
       why = "reads '" + name + "', which rule " + other->match.rule->name + " rewrites at " +
             NodeLabel(other->match.root) + " in this round (tried again in the next)";
     } else {
-      why = GroupLegality(graph, f.match.nodes, {f.match.root.Output(0)});
+      why = GroupLegality(graph_, f.match.nodes, {f.match.root.Output(0)});
       if (why.empty()) why = CheckRewrite(f.match);
     }
     const std::string decision = !why.empty() ? "rejected" : rule.action == Rule::Action::kFuse ? "fused" : "rewritten";
-    log.Note(rule.name, decision, [&] {
+    log_.Note(rule.name, decision, [&] {
       Candidate c = Describe(f);
       c.decision = decision;
       c.reason = why;
@@ -116,18 +109,45 @@ std::vector<Found*> Accept(std::deque<Found>& found, sdk::Graph graph, bool with
       return c;
     });
     if (!why.empty()) {
-      ++rejected;
-      Release(f);  // an overlap names the accepted candidate, never this one
-      continue;
+      ++rejected_;
+      return;
     }
-    for (const sdk::Node& n : f.match.nodes) taken[n.raw()] = &f;
+    accepted_.push_back(std::move(f));
+    const Found& kept = accepted_.back();  // a deque: kept candidates never move
+    for (const sdk::Node& n : kept.match.nodes) taken_[n.raw()] = &kept;
     if (rule.action == Rule::Action::kRewrite)
-      for (const sdk::Node& n : f.match.nodes)
+      for (const sdk::Node& n : kept.match.nodes)
         for (const sdk::Value& out : n.Outputs())
-          if (out) replaced.emplace(out.raw(), &f);
-    accepted.push_back(&f);
+          if (out) replaced_.emplace(out.raw(), &kept);
   }
-  return accepted;
+
+  // The kept candidates, in the order they were kept. The maps of what is taken go first.
+  std::deque<Found>& Kept() {
+    taken_ = {};
+    replaced_ = {};
+    return accepted_;
+  }
+
+ private:
+  sdk::Graph graph_;
+  bool with_target_;
+  CandidateLog& log_;
+  int64_t& rejected_;
+  std::unordered_map<KilnNode*, const Found*> taken_;
+  // The outputs of the nodes of accepted rewrites: each goes when its rewrite is applied (its readers are moved to
+  // the rewrite's result), so a rewrite applied after it must not have bound one.
+  std::unordered_map<KilnValue*, const Found*> replaced_;
+  std::deque<Found> accepted_;
+};
+
+// The rules' distinct benefits, highest first.
+std::vector<int> Benefits(const RuleSet& rules) {
+  std::vector<int> out;
+  for (const RulePack& pack : rules.packs())
+    for (const Rule& r : pack.rules) out.push_back(r.benefit);
+  std::sort(out.begin(), out.end(), std::greater<>());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
 }
 
 }  // namespace
@@ -143,22 +163,29 @@ void PatternFusionPass::Run(sdk::PassContext& ctx, sdk::Graph graph) {
   const int64_t opset = graph.OpsetVersion("");
   const int64_t rounds = ctx.OptionInt("fusion.maxRounds");
   const bool with_target = KILN_HOST_HAS(&sdk::Host(), target_active) && sdk::Host().target_active() != nullptr;
+  const std::vector<int> benefits = Benefits(*rules);
   CandidateLog log(ctx.OptionInt("fusion.reportLimit"), ctx.OptionString("fusion.report"));
   int64_t fused = 0, rewritten = 0, rejected = 0, nodes_fused = 0;
   for (int64_t round = 0; round < rounds; ++round) {
     std::vector<sdk::Node> order = graph.TopoOrder();
-    // A deque, and a sort of pointers: a large graph has a match at most nodes, and a vector's doubling (or a
-    // stable sort's buffer) would hold every match twice at the pass's peak.
-    std::deque<Found> found;
-    for (size_t i = 0; i < order.size(); ++i) {
-      const std::vector<const Rule*>& tried = rules->RulesFor(order[i].OpType());
-      if (tried.empty()) continue;
-      const RootOperands operands(order[i]);
-      for (const Rule* rule : tried)
-        if (operands.MayMatch(*rule))
-          if (std::optional<Match> m = MatchRule(*rule, order[i], opset)) found.push_back({std::move(*m), i, found.size(), {}});
-    }
-    std::vector<Found*> accepted = Accept(found, graph, with_target, log, rejected);
+    // The rules tried at each node, best first, looked up once for all the benefits' walks.
+    std::vector<const std::vector<const Rule*>*> tried_at(order.size());
+    for (size_t i = 0; i < order.size(); ++i) tried_at[i] = &rules->RulesFor(order[i].OpType());
+    Acceptor acceptor(graph, with_target, log, rejected);
+    for (const int benefit : benefits)
+      for (size_t i = 0; i < order.size(); ++i) {
+        const std::vector<const Rule*>& tried = *tried_at[i];
+        auto it = std::find_if(tried.begin(), tried.end(), [&](const Rule* r) { return r->benefit == benefit; });
+        if (it == tried.end()) continue;
+        const RootOperands operands(order[i]);
+        for (; it != tried.end() && (*it)->benefit == benefit; ++it)
+          if (operands.MayMatch(**it))
+            if (std::optional<Match> m = MatchRule(**it, order[i], opset)) acceptor.Consider(std::move(*m));
+      }
+    std::deque<Found>& kept = acceptor.Kept();
+    std::vector<Found*> accepted;
+    accepted.reserve(kept.size());
+    for (Found& f : kept) accepted.push_back(&f);
     // Groups with more than one exit could close a cycle between calls: drop the weakest of each.
     std::vector<std::vector<sdk::Node>> multi;
     std::vector<double> priority;

@@ -6,7 +6,8 @@
 // How. One walk over the graph in topological order tries, at each node, the rules indexed under its op type
 // (linear in nodes), skipping those whose root needs an operand made by an op that makes none of the node's inputs
 // (Rule::operand_ops: most rules tried at a node end there, before any search). Overlapping candidates are resolved by benefit (the larger keeps its nodes; ties go to the
-// earlier root). Each kept candidate must be legal (legality.h) and, with a target, feasible on it (its cost model
+// earlier root): the walk is made once per benefit, highest first, and each candidate is decided as it is found, so
+// only the kept ones are held. Each kept candidate must be legal (legality.h) and, with a target, feasible on it (its cost model
 // may refuse a group, e.g. one over the on-chip buffer). Kept candidates are applied together; the walk repeats on
 // the changed graph (a rewrite may enable a fusion: decomposed LayerNorm -> LayerNormalization, then
 // Add + LayerNormalization), at most fusion.maxRounds times.
