@@ -8,7 +8,9 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <cstddef>
 #include <functional>
+#include <map>
 #include <limits>
 #include <mutex>
 #include <new>
@@ -154,10 +156,32 @@ KilnStatus* StatusFromCurrentException() noexcept {
 
 // ---- frames
 
+namespace {
+
+// What the host lent: views registered one by one (LendView: kernel results) and the address ranges of the frames'
+// pieces of lent views (CallFrame::LendSlot), each slot a view beside the tensor it shows.
+struct LentViews {
+  std::mutex mu;
+  std::unordered_map<const KilnTensorView*, std::shared_ptr<const Tensor>> views;
+  std::map<uintptr_t, uintptr_t> pieces;  // begin -> end
+};
+
+LentViews& Lent() {
+  static LentViews* lent = new LentViews;  // never destroyed: frames may end during static destruction
+  return *lent;
+}
+
+}  // namespace
+
+
 CallFrame::CallFrame(const HostServices* services) : services_(services), outer_(t_top) { t_top = this; }
 
 CallFrame::~CallFrame() {
-  for (const KilnTensorView* v : lent_) EndLend(v);
+  if (!lent_.empty()) {
+    LentViews& lent = Lent();
+    std::lock_guard<std::mutex> lock(lent.mu);
+    for (const LentPiece& piece : lent_) lent.pieces.erase(reinterpret_cast<uintptr_t>(piece.slots.get()));
+  }
   t_top = outer_;
 }
 
@@ -174,19 +198,45 @@ const KilnTensorView* CallFrame::View(const std::shared_ptr<const Tensor>& t, By
   // view holds the tensor until the frame ends, so its address names it for as long as the entry is here.
   auto [it, inserted] = views_of_[static_cast<int>(which)].try_emplace(t.get(), nullptr);
   if (!inserted) return it->second;
-  const KilnTensorView* v = View(*t, which);
-  if (t->type() != DataType::kString) {
-    LendView(v, t);  // the lending registry holds the tensor
-    lent_.push_back(v);
-  } else {
+  if (t->type() == DataType::kString) {
+    const KilnTensorView* v = View(*t, which);
     keep_.push_back(std::const_pointer_cast<Tensor>(t));  // held only to keep it alive
+    return it->second = v;
   }
-  it->second = v;
-  return v;
+  KilnTensorView& v = LendSlot(t);  // the slot holds the tensor
+  FillView(*t, which, v);
+  return it->second = &v;
+}
+
+KilnTensorView& CallFrame::LendSlot(std::shared_ptr<const Tensor> t) {
+  if (lent_.empty() || lent_.back().used == lent_.back().size) {
+    // Pieces of 16 slots, then twice the last, up to 4,096 (288 KB): a frame lends a few views or very many.
+    const size_t size = lent_.empty() ? 16 : std::min<size_t>(lent_.back().size * 2, 4096);
+    LentPiece piece{std::make_unique<LentSlot[]>(size), size, 0};
+    const auto begin = reinterpret_cast<uintptr_t>(piece.slots.get());
+    LentViews& lent = Lent();
+    std::lock_guard<std::mutex> lock(lent.mu);
+    lent.pieces.emplace(begin, begin + size * sizeof(LentSlot));
+    lent_.push_back(std::move(piece));
+  }
+  LentPiece& piece = lent_.back();
+  LentSlot& slot = piece.slots[piece.used];
+  {
+    LentViews& lent = Lent();
+    std::lock_guard<std::mutex> lock(lent.mu);  // LentTensorOf reads slots of registered pieces
+    slot.tensor = std::move(t);
+    ++piece.used;
+  }
+  return slot.view;
 }
 
 const KilnTensorView* CallFrame::View(const Tensor& t, Bytes which) {
   KilnTensorView& v = Make<KilnTensorView>();
+  FillView(t, which, v);
+  return &v;
+}
+
+void CallFrame::FillView(const Tensor& t, Bytes which, KilnTensorView& v) {
   v.struct_size = sizeof(KilnTensorView);
   v.elem_type = static_cast<int32_t>(t.type());
   v.rank = static_cast<uint32_t>(t.dims().size());
@@ -201,7 +251,6 @@ const KilnTensorView* CallFrame::View(const Tensor& t, Bytes which) {
     v.data = bytes.empty() ? nullptr : const_cast<std::byte*>(bytes.data());
     v.byte_size = bytes.size();
   }
-  return &v;
 }
 
 const int64_t* CallFrame::Dims(std::span<const int64_t> dims) {
@@ -288,25 +337,26 @@ std::vector<int64_t> CheckedDims(size_t rank, const int64_t* dims) {
 
 namespace {
 
-struct LentViews {
-  std::mutex mu;
-  std::unordered_map<const KilnTensorView*, std::shared_ptr<const Tensor>> views;
-};
-
-LentViews& Lent() {
-  static LentViews* lent = new LentViews;  // never destroyed: frames may end during static destruction
-  return *lent;
-}
-
 // The lent tensor `view` shows, when the host lent it and it still shows exactly that tensor's bytes.
 std::shared_ptr<const Tensor> LentTensorOf(const KilnTensorView& view) {
   std::shared_ptr<const Tensor> t;
   {
     LentViews& lent = Lent();
     std::lock_guard<std::mutex> lock(lent.mu);
-    auto it = lent.views.find(&view);
-    if (it == lent.views.end()) return nullptr;
-    t = it->second;
+    if (auto it = lent.views.find(&view); it != lent.views.end()) {
+      t = it->second;
+    } else {
+      // A slot of a frame's piece: its view is the slot's first member, so the address is a slot's own.
+      using Slot = CallFrame::LentSlot;
+      static_assert(offsetof(Slot, view) == 0);
+      const auto at = reinterpret_cast<uintptr_t>(&view);
+      auto piece = lent.pieces.upper_bound(at);
+      if (piece == lent.pieces.begin()) return nullptr;
+      --piece;
+      if (at >= piece->second || (at - piece->first) % sizeof(Slot) != 0) return nullptr;
+      t = reinterpret_cast<const Slot*>(at)->tensor;
+    }
+    if (!t) return nullptr;
   }
   // A stored view (value_constant_bytes) shows raw_bytes(), an aligned one bytes(): raw_bytes() first, which never
   // makes a misaligned weight's aligned copy.

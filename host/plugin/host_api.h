@@ -158,6 +158,11 @@ class CallFrame {
   // Tensor::bytes() (a misaligned weight's aligned copy, made on first use); kStored views show Tensor::raw_bytes()
   // (where the bytes are kept, never copied: value_constant_bytes).
   enum class Bytes { kAligned, kStored };
+  // A lent view beside the tensor it holds (see lent_); public for the lending registry's lookup.
+  struct LentSlot {
+    KilnTensorView view;
+    std::shared_ptr<const Tensor> tensor;
+  };
   const KilnTensorView* View(const std::shared_ptr<const Tensor>& t, Bytes which = Bytes::kAligned);
   const KilnTensorView* View(const Tensor& t, Bytes which = Bytes::kAligned);  // t must outlive the frame
 
@@ -186,7 +191,17 @@ class CallFrame {
   std::vector<std::pair<Value*, StringTensorFill*>> string_constants_;
   std::vector<Value*> released_;
   std::vector<Graph*> acyclic_checks_;
-  std::vector<const KilnTensorView*> lent_;  // views registered with LendView, ended with the frame
+  // The views of non-string tensors that View lends, each beside the tensor it holds, in pieces that never move:
+  // the lending registry (LentTensorOf) knows a piece's address range, not each view. A pass may view every weight
+  // of a large graph (PatternFusionPass: 666,667 on the generated 1M-node chain), and a view of its own with a
+  // registry entry and a place in keep_ took some 150 bytes each where a piece's slot takes 72.
+  struct LentPiece {
+    std::unique_ptr<LentSlot[]> slots;
+    size_t size = 0, used = 0;
+  };
+  KilnTensorView& LendSlot(std::shared_ptr<const Tensor> t);
+  void FillView(const Tensor& t, Bytes which, KilnTensorView& v);
+  std::vector<LentPiece> lent_;  // unregistered, then freed, when the frame ends
   std::unordered_map<const Tensor*, const KilnTensorView*> views_of_[2];  // View's: one per tensor and Bytes
   std::unordered_multimap<size_t, std::vector<int64_t>> dims_;  // Dims's, by a hash of their content
 };

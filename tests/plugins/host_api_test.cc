@@ -275,6 +275,33 @@ TEST_F(HostApi, LentViewsAreSharedNotCopied) {
   EXPECT_EQ(api.value_constant_data(folded)->data, fv->data);
 }
 
+// The host lends views in pieces of a growing number of slots (16, 32, 64, ...): views from many pieces, handed back,
+// are each found and shared; a view's copy made by the plugin, lying elsewhere, is not.
+TEST_F(HostApi, ViewsLentAcrossManyPiecesAreEachShared) {
+  std::string body = "g (int64[2] x) => (int64[2] y) <";
+  const int count = 300;
+  for (int i = 0; i < count; ++i)
+    body += std::string(i ? ", " : "") + "int64[2] c" + std::to_string(i) + " = {" + std::to_string(i) + ", 7}";
+  body += "> {\n  y = Add (x, c0)\n}";
+  auto m = ParseModel(M(body));
+  ASSERT_TRUE(m);
+  KilnGraph* g = plugin::ToKiln(&m->graph());
+  std::vector<const KilnTensorView*> views;
+  for (int i = 0; i < count; ++i) views.push_back(api.value_constant_data(ValueOf(*m, "c" + std::to_string(i))));
+  for (int i = 0; i < count; ++i) {
+    ASSERT_NE(views[i], nullptr);
+    EXPECT_EQ(static_cast<const int64_t*>(views[i]->data)[0], i);
+    KilnValue* shared = nullptr;
+    ASSERT_EQ(Take(api.graph_create_constant_from_view(g, ("s" + std::to_string(i)).c_str(), views[i], &shared)), "");
+    EXPECT_EQ(api.value_constant_data(shared)->data, views[i]->data) << i;
+  }
+  EXPECT_EQ(api.value_constant_data(ValueOf(*m, "c5")), views[5]);  // one view per weight and frame
+  KilnTensorView own = *views[count - 1];
+  KilnValue* copied = nullptr;
+  ASSERT_EQ(Take(api.graph_create_constant_from_view(g, "copied", &own, &copied)), "");
+  EXPECT_NE(api.value_constant_data(copied)->data, views[count - 1]->data);
+}
+
 TEST_F(HostApi, RunsAPluginKernelAndAPluginSchema) {
   compiler.LoadPlugins({std::string(KILN_TEST_PLUGIN_DIR) + "/libkiln_test_plugin_hello.so"});
   auto m = ParseModel(M(R"(g (float[3] x) => (float[3] y) {
