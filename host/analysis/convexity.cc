@@ -23,10 +23,10 @@ bool IsConvex(const Graph& g, const std::vector<Node*>& nodes, Node** outside, N
   in_set.reserve(nodes.size());
   int64_t bound = -1;
   for (const Node* n : nodes) {
-    auto it = n == nullptr || n->is_deleted() || n->graph() != &g ? a.index.end() : a.index.find(n);
-    if (it == a.index.end()) throw InternalError("IsConvex: a node of the set is not a live node of the graph");
+    const int32_t at = n == nullptr || n->is_deleted() || n->graph() != &g ? -1 : a.index.Find(n);
+    if (at < 0) throw InternalError("IsConvex: a node of the set is not a live node of the graph");
     in_set.insert(n);
-    bound = std::max(bound, it->second);
+    bound = std::max<int64_t>(bound, at);
   }
   // A node placed after every node of the set cannot lead back into it (unless the graph is cyclic).
   if (!a.acyclic) bound = std::numeric_limits<int64_t>::max();
@@ -41,7 +41,7 @@ bool IsConvex(const Graph& g, const std::vector<Node*>& nodes, Node** outside, N
         if (n_outside) back_in = c;
         return;
       }
-      int64_t j = a.index.at(c);
+      int64_t j = a.index.At(c, "IsConvex");
       if (j <= bound && seen.Insert(j)) stack.push_back(c);
     });
     return back_in;

@@ -57,8 +57,7 @@ DomTree Compute(const Graph& g, bool post) {
   const int32_t root = n_nodes;
   DomTree t;
   t.nodes = order;
-  t.slot.reserve(order.size());
-  for (int32_t i = 0; i < n_nodes; ++i) t.slot.emplace(order[i], i);
+  t.slot.Assign(order);
   t.parent.assign(n_nodes, root);
   std::unordered_set<const Value*> outputs;
   if (post) outputs.insert(g.outputs().begin(), g.outputs().end());
@@ -71,8 +70,7 @@ DomTree Compute(const Graph& g, bool post) {
     int32_t lca = -1;  // none met yet
     auto meet = [&](const Node* other) {
       if (to_root) return;
-      auto it = index.find(other);
-      int32_t j = it == index.end() ? -1 : static_cast<int32_t>(it->second);
+      int32_t j = index.Find(other);
       // Not placed on the right side of n (a cycle's back edge): the root.
       if (j < 0 || (post ? j <= i : j >= i)) {
         to_root = true;

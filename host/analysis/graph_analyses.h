@@ -12,9 +12,9 @@
 #include <algorithm>
 #include <cstdint>
 #include <memory>
-#include <unordered_map>
 #include <vector>
 
+#include "analysis/node_slots.h"
 #include "ir/graph.h"
 
 namespace kiln::analysis_detail {
@@ -27,20 +27,17 @@ enum Kind { kTopo = 0, kDominators = 1, kPostDominators = 2, kReachability = 3 }
 // `nodes.size()`. Slots are the nodes' topological positions when it was computed.
 struct DomTree {
   std::vector<Node*> nodes;                      // by slot
-  std::unordered_map<const Node*, int32_t> slot;
+  NodeSlots slot;
   std::vector<int32_t> parent;                   // immediate (post-)dominator's slot; the root's slot for none
   std::vector<int32_t> pre, size;                // preorder number and subtree size: a dominates b iff
                                                  // pre[a] <= pre[b] < pre[a] + size[a]
-  int32_t SlotOf(const Node* n) const {
-    auto it = slot.find(n);
-    return it == slot.end() ? -1 : it->second;
-  }
+  int32_t SlotOf(const Node* n) const { return slot.Find(n); }
 };
 
 struct GraphAnalyses {
   // Topological order (TopologicalOrder's, cycle nodes last) and each node's index in it.
   std::vector<Node*> topo;
-  std::unordered_map<const Node*, int64_t> index;
+  NodeSlots index;
   bool acyclic = true;  // false when topo ends with cycle nodes (then positions bound no search)
   // ListedTopoOrder's memo: a fresh sort's list, and the structure version and rollback count it was made at.
   // CachedTopoOrder starts from it too, so one structure version is sorted once.
@@ -89,9 +86,8 @@ class VisitMarks {
 };
 
 // Whether every live node of g is known to a result holding `known` (see the banner).
-template <class Map>
-bool KnowsEveryNode(const Graph& g, const Map& known) {
-  return g.nodes().empty() || known.count(g.nodes().back().get()) != 0;
+inline bool KnowsEveryNode(const Graph& g, const NodeSlots& known) {
+  return g.nodes().empty() || known.Contains(g.nodes().back().get());
 }
 
 }  // namespace kiln::analysis_detail

@@ -18,7 +18,7 @@ bool Reaches(const Node& from, const Node& to) {
   const Graph& g = *from.graph();
   CachedTopoOrder(g);
   GraphAnalyses& a = AnalysesOf(g);
-  const int64_t i_from = a.index.at(&from), i_to = a.index.at(&to);
+  const int64_t i_from = a.index.At(&from, "Reaches"), i_to = a.index.At(&to, "Reaches");
   // In a cyclic graph (never produced by the host) positions prove nothing: search everything.
   const int64_t bound = a.acyclic ? i_to : std::numeric_limits<int64_t>::max();
   if (i_from > bound) return false;
@@ -35,7 +35,7 @@ bool Reaches(const Node& from, const Node& to) {
         found = true;
         return;
       }
-      int64_t j = a.index.at(c);
+      int64_t j = a.index.At(c, "Reaches");
       if (j <= bound && seen.Insert(j)) stack.push_back(c);
     });
   }

@@ -10,11 +10,7 @@ using namespace analysis_detail;
 
 namespace {
 
-void Reindex(GraphAnalyses& a) {
-  a.index.clear();
-  a.index.reserve(a.topo.size());
-  for (size_t i = 0; i < a.topo.size(); ++i) a.index.emplace(a.topo[i], static_cast<int64_t>(i));
-}
+void Reindex(GraphAnalyses& a) { a.index.Assign(a.topo); }
 
 }  // namespace
 
@@ -53,8 +49,7 @@ int64_t CachedTopoIndex(const Node& n) {
   if (n.is_deleted()) return -1;
   CachedTopoOrder(*n.graph());
   const GraphAnalyses& a = AnalysesOf(*n.graph());
-  auto it = a.index.find(&n);
-  return it == a.index.end() ? -1 : it->second;
+  return a.index.Find(&n);
 }
 
 }  // namespace kiln
