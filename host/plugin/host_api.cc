@@ -10,8 +10,8 @@
 #include <algorithm>
 #include <cstddef>
 #include <functional>
-#include <map>
 #include <limits>
+#include <map>
 #include <mutex>
 #include <new>
 #include <string_view>
@@ -173,7 +173,6 @@ LentViews& Lent() {
 
 }  // namespace
 
-
 CallFrame::CallFrame(const HostServices* services) : services_(services), outer_(t_top) { t_top = this; }
 
 CallFrame::~CallFrame() {
@@ -198,26 +197,31 @@ const KilnTensorView* CallFrame::View(const std::shared_ptr<const Tensor>& t, By
   // view holds the tensor until the frame ends, so its address names it for as long as the entry is here.
   auto [it, inserted] = views_of_[static_cast<int>(which)].try_emplace(t.get(), nullptr);
   if (!inserted) return it->second;
-  if (t->type() == DataType::kString) {
-    const KilnTensorView* v = View(*t, which);
-    keep_.push_back(std::const_pointer_cast<Tensor>(t));  // held only to keep it alive
-    return it->second = v;
+  try {
+    if (t->type() == DataType::kString) {
+      const KilnTensorView* v = View(*t, which);
+      keep_.push_back(std::const_pointer_cast<Tensor>(t));  // held only to keep it alive
+      return it->second = v;
+    }
+    KilnTensorView& v = LendSlot(t);  // the slot holds the tensor
+    FillView(*t, which, v);
+    return it->second = &v;
+  } catch (...) {
+    views_of_[static_cast<int>(which)].erase(it);  // no view: the next ask tries again
+    throw;
   }
-  KilnTensorView& v = LendSlot(t);  // the slot holds the tensor
-  FillView(*t, which, v);
-  return it->second = &v;
 }
 
 KilnTensorView& CallFrame::LendSlot(std::shared_ptr<const Tensor> t) {
   if (lent_.empty() || lent_.back().used == lent_.back().size) {
     // Pieces of 16 slots, then twice the last, up to 4,096 (288 KB): a frame lends a few views or very many.
     const size_t size = lent_.empty() ? 16 : std::min<size_t>(lent_.back().size * 2, 4096);
-    LentPiece piece{std::make_unique<LentSlot[]>(size), size, 0};
-    const auto begin = reinterpret_cast<uintptr_t>(piece.slots.get());
+    // Kept before it is registered: a piece registered is always one the frame unregisters when it ends.
+    lent_.push_back({std::make_unique<LentSlot[]>(size), size, 0});
+    const auto begin = reinterpret_cast<uintptr_t>(lent_.back().slots.get());
     LentViews& lent = Lent();
     std::lock_guard<std::mutex> lock(lent.mu);
     lent.pieces.emplace(begin, begin + size * sizeof(LentSlot));
-    lent_.push_back(std::move(piece));
   }
   LentPiece& piece = lent_.back();
   LentSlot& slot = piece.slots[piece.used];
