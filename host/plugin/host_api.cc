@@ -223,14 +223,11 @@ KilnTensorView& CallFrame::LendSlot(std::shared_ptr<const Tensor> t) {
     std::lock_guard<std::mutex> lock(lent.mu);
     lent.pieces.emplace(begin, begin + size * sizeof(LentSlot));
   }
+  // No lock: the registry's map is not touched, and LentTensorOf reads only the slot its view names, which no one
+  // holds before this returns (a slot is written once, while its piece is registered).
   LentPiece& piece = lent_.back();
-  LentSlot& slot = piece.slots[piece.used];
-  {
-    LentViews& lent = Lent();
-    std::lock_guard<std::mutex> lock(lent.mu);  // LentTensorOf reads slots of registered pieces
-    slot.tensor = std::move(t);
-    ++piece.used;
-  }
+  LentSlot& slot = piece.slots[piece.used++];
+  slot.tensor = std::move(t);
   return slot.view;
 }
 
