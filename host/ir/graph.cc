@@ -199,7 +199,7 @@ void ReplaceInOutputs(Graph* g, Value* from, Value* to) {
 
 void Graph::ReplaceAllUsesWith(Value* from, Value* to) {
   if (from == to) return;
-  std::vector<Use> uses = from->uses_;
+  std::vector<Use> uses(from->uses_.begin(), from->uses_.end());
   for (const Use& u : uses) u.node->SetInput(u.slot, to);
   if (from->is_graph_output()) ReplaceInOutputs(from->graph_, from, to);
 }

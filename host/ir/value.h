@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,7 @@
 #include "ir/tensor.h"
 #include "ir/type.h"
 #include "ir/type_table.h"
+#include "ir/use_list.h"
 
 namespace kiln {
 
@@ -21,11 +23,6 @@ class Graph;
 class Node;
 struct ShapeData;  // host/shape/shape_values.h
 
-struct Use {
-  Node* node;
-  uint32_t slot;  // input index on `node`
-  bool operator==(const Use&) const = default;
-};
 
 class Value {
  public:
@@ -39,7 +36,7 @@ class Value {
 
   Node* producer() const { return producer_; }
   uint32_t producer_output() const { return producer_output_; }
-  const std::vector<Use>& uses() const { return uses_; }
+  std::span<const Use> uses() const { return uses_.span(); }
   bool has_uses() const { return !uses_.empty() || graph_output_refs_ > 0; }
   Graph* graph() const { return graph_; }
 
@@ -96,7 +93,7 @@ class Value {
   const Type* type_ = TypeTable::None();  // in the model's TypeTable
   Graph* graph_ = nullptr;
   Node* producer_ = nullptr;
-  std::vector<Use> uses_;
+  UseList uses_;
   std::shared_ptr<const Tensor> initializer_;
   std::unique_ptr<Extras> extras_;
   uint32_t producer_output_ = 0;
