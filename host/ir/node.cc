@@ -80,7 +80,7 @@ void Node::SetInput(size_t slot, Value* v) {
     if (v == nullptr) return;
     size_t old_size = inputs_.size();
     inputs_.resize(slot + 1, nullptr);
-    if (j.active()) j.Record([this, old_size] { inputs_.resize(old_size); });
+    if (j.active()) j.Record([this, old_size] { inputs_.resize(old_size, nullptr); });
   }
   Value* old = inputs_[slot];
   if (old == v) return;
@@ -93,15 +93,15 @@ void Node::SetInput(size_t slot, Value* v) {
 }
 
 void Node::AttachInputs(std::vector<Value*> inputs) {
-  inputs_ = std::move(inputs);
+  inputs_.assign(inputs);
   for (size_t i = 0; i < inputs_.size(); ++i)
     if (inputs_[i] != nullptr) inputs_[i]->AddUse(this, i);
   MarkShapeDirty();
 }
 
 std::vector<Value*> Node::DetachInputs() {
-  std::vector<Value*> old(inputs_.size(), nullptr);
-  old.swap(inputs_);
+  std::vector<Value*> old(inputs_.begin(), inputs_.end());
+  std::fill(inputs_.begin(), inputs_.end(), nullptr);
   bool any = false;
   for (size_t i = 0; i < old.size(); ++i)
     if (old[i] != nullptr) old[i]->DropUse(this, i), any = true;

@@ -15,6 +15,7 @@
 
 #include "ir/annotations.h"
 #include "ir/attribute.h"
+#include "ir/inline_vector.h"
 
 namespace kiln {
 
@@ -110,7 +111,7 @@ class Node {
   static const OpKey* OpKeyOf(std::string op_type, std::string domain);
   const OpKey* op_ = OpKeyOf({}, {});
   std::string name_;
-  std::vector<Value*> inputs_, outputs_;
+  InlineVector<Value*, 2> inputs_, outputs_;  // most nodes have one or two of each
   std::vector<Attribute> attrs_;
   RareFields rare_;  // annotations and doc string
   Graph* graph_ = nullptr;

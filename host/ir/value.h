@@ -12,16 +12,22 @@
 #include <vector>
 
 #include "ir/annotations.h"
+#include "ir/inline_vector.h"
 #include "ir/tensor.h"
 #include "ir/type.h"
 #include "ir/type_table.h"
-#include "ir/use_list.h"
 
 namespace kiln {
 
 class Graph;
 class Node;
 struct ShapeData;  // host/shape/shape_values.h
+
+struct Use {
+  Node* node;
+  uint32_t slot;  // input index on `node`
+  bool operator==(const Use&) const = default;
+};
 
 
 class Value {
@@ -36,7 +42,7 @@ class Value {
 
   Node* producer() const { return producer_; }
   uint32_t producer_output() const { return producer_output_; }
-  std::span<const Use> uses() const { return uses_.span(); }
+  std::span<const Use> uses() const { return uses_; }
   bool has_uses() const { return !uses_.empty() || graph_output_refs_ > 0; }
   Graph* graph() const { return graph_; }
 
@@ -93,7 +99,7 @@ class Value {
   const Type* type_ = TypeTable::None();  // in the model's TypeTable
   Graph* graph_ = nullptr;
   Node* producer_ = nullptr;
-  UseList uses_;
+  InlineVector<Use, 1> uses_;  // most values have one reader
   std::shared_ptr<const Tensor> initializer_;
   std::unique_ptr<Extras> extras_;
   uint32_t producer_output_ = 0;

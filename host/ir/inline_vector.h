@@ -1,0 +1,81 @@
+// A vector of trivially copyable elements that holds its first N in place, for the IR's short per-object lists: a
+// value's readers (most values have one: every value of an exported chain does) and a node's inputs and outputs
+// (most nodes have one or two of each). Each took an std::vector's heap block of 16 bytes or more beside the
+// vector's 24; this is 24 bytes too while it holds up to N (16 bytes of elements), and grows onto the heap by
+// doubling past that. Erasing keeps the order of the rest, as std::vector::erase does.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <type_traits>
+
+namespace kiln {
+
+template <typename T, uint32_t N>
+class InlineVector {
+  static_assert(std::is_trivially_copyable_v<T> && N >= 1);
+
+ public:
+  InlineVector() : in_place_{} {}
+  InlineVector(const InlineVector&) = delete;
+  InlineVector& operator=(const InlineVector&) = delete;
+  ~InlineVector() {
+    if (on_heap()) delete[] heap_;
+  }
+
+  T* begin() { return data(); }
+  T* end() { return data() + size_; }
+  const T* begin() const { return data(); }
+  const T* end() const { return data() + size_; }
+  size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  T& operator[](size_t i) { return data()[i]; }
+  const T& operator[](size_t i) const { return data()[i]; }
+  operator std::span<T const>() const { return {data(), size_}; }
+
+  void push_back(T v) {
+    if (size_ == capacity_) Grow(capacity_ * 2);
+    data()[size_++] = v;
+  }
+  // Removes the element at `at` (one of this vector's), moving the later ones down.
+  void erase(const T* at) {
+    T* d = data();
+    const size_t i = static_cast<size_t>(at - d);
+    std::copy(d + i + 1, d + size_, d + i);
+    --size_;
+  }
+  // Grows to `n` elements, the new ones `fill`, or drops the last ones down to `n`.
+  void resize(size_t n, T fill = T{}) {
+    if (n > capacity_) Grow(static_cast<uint32_t>(std::max<size_t>(n, size_t{capacity_} * 2)));
+    if (n > size_) std::fill(data() + size_, data() + n, fill);
+    size_ = static_cast<uint32_t>(n);
+  }
+  void assign(std::span<const T> values) {
+    resize(values.size());
+    std::copy(values.begin(), values.end(), data());
+  }
+
+ private:
+  bool on_heap() const { return capacity_ > N; }
+  T* data() { return on_heap() ? heap_ : in_place_; }
+  const T* data() const { return on_heap() ? heap_ : in_place_; }
+  void Grow(uint32_t capacity) {
+    auto grown = std::make_unique<T[]>(capacity);
+    std::copy(begin(), end(), grown.get());
+    if (on_heap()) delete[] heap_;
+    heap_ = grown.release();
+    capacity_ = capacity;
+  }
+
+  union {
+    T in_place_[N];  // capacity_ == N
+    T* heap_;        // capacity_ > N
+  };
+  uint32_t size_ = 0;
+  uint32_t capacity_ = N;
+};
+
+}  // namespace kiln
