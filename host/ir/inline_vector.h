@@ -78,4 +78,7 @@ class InlineVector {
   uint32_t capacity_ = N;
 };
 
+// The size the IR's lists were chosen for: no larger than the std::vector each replaced.
+static_assert(sizeof(InlineVector<void*, 2>) == 24);
+
 }  // namespace kiln

@@ -29,7 +29,6 @@ struct Use {
   bool operator==(const Use&) const = default;
 };
 
-
 class Value {
  public:
   const std::string& name() const { return name_; }
