@@ -398,6 +398,7 @@ Value* Graph::AddInitializerNamed(Tensor t) {
   if (t.name().empty() || FindValue(t.name()) != nullptr)
     throw InternalError("AddInitializerNamed: '" + t.name() + "' is empty or taken in graph '" + name_ + "'");
   Value* v = NewValue(t.name());
+  t.set_name({});  // the value holds the name: the tensor keeps no second copy of it
   SetInitializer(v, std::make_shared<const Tensor>(std::move(t)));
   return v;
 }

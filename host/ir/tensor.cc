@@ -15,6 +15,13 @@ const Tensor::RareParts& Tensor::NoRareParts() {
   return none;
 }
 
+void Tensor::set_name(std::string n) {
+  if (n.empty() && (!rare_ || rare_->name.empty())) return;
+  MutableRareParts().name = std::move(n);
+  const RareParts& r = *rare_;
+  if (r.name.empty() && r.strings.empty() && r.doc_string.empty() && !r.external && !r.segment) rare_.reset();
+}
+
 Tensor::RareParts& Tensor::MutableRareParts() {
   rare_ = rare_ ? std::make_shared<RareParts>(*rare_) : std::make_shared<RareParts>();
   return *rare_;

@@ -57,8 +57,11 @@ class Tensor {
   // Bytes held by this tensor (string payloads included).
   uint64_t byte_size() const;
 
-  const std::string& name() const { return name_; }
-  void set_name(std::string n) { name_ = std::move(n); }
+  // A tensor's own name: an attribute's tensor may carry one (ONNX's TensorProto.name). An initializer's tensor
+  // keeps none, its value holds the name (Graph::AddInitializerNamed clears it), so a weight costs no second copy
+  // of its name; the name lives beside the other rare parts.
+  const std::string& name() const { return rare_ ? rare_->name : NoRareParts().name; }
+  void set_name(std::string n);
   const std::string& doc_string() const { return rare_ ? rare_->doc_string : NoRareParts().doc_string; }
   void set_doc_string(std::string d) {
     if (!d.empty() || rare_) MutableRareParts().doc_string = std::move(d);
@@ -89,6 +92,7 @@ class Tensor {
     std::string doc_string;
     std::optional<ExternalDataInfo> external;
     std::optional<std::pair<int64_t, int64_t>> segment;
+    std::string name;
   };
   static const RareParts& NoRareParts();
   RareParts& MutableRareParts();
@@ -97,7 +101,6 @@ class Tensor {
   Storage storage_ = Storage::kRaw;
   std::vector<int64_t> dims_;
   std::shared_ptr<const Buffer> data_;
-  std::string name_;
   std::shared_ptr<RareParts> rare_;
 };
 
