@@ -390,14 +390,13 @@ void Graph::AppendValueInfo(Value* v) {
 Value* Graph::AddInitializer(Tensor t) {
   std::string name = t.name();
   if (name.empty() || names().Contains(name)) name = FreshName(name.empty() ? "const" : name);
-  t.set_name(name);
-  return AddInitializerNamed(std::move(t));
+  return AddInitializerNamed(std::move(name), std::move(t));
 }
 
-Value* Graph::AddInitializerNamed(Tensor t) {
-  if (t.name().empty() || FindValue(t.name()) != nullptr)
-    throw InternalError("AddInitializerNamed: '" + t.name() + "' is empty or taken in graph '" + name_ + "'");
-  Value* v = NewValue(t.name());
+Value* Graph::AddInitializerNamed(std::string name, Tensor t) {
+  if (name.empty() || FindValue(name) != nullptr)
+    throw InternalError("AddInitializerNamed: '" + name + "' is empty or taken in graph '" + name_ + "'");
+  Value* v = NewValue(std::move(name));
   t.set_name({});  // the value holds the name: the tensor keeps no second copy of it
   SetInitializer(v, std::make_shared<const Tensor>(std::move(t)));
   return v;

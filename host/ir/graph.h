@@ -113,8 +113,9 @@ class Graph {
   const std::vector<Value*>& initializers() const;
   // A new value holding `t`, named t.name() or a fresh name when that is empty or taken.
   Value* AddInitializer(Tensor t);
-  // A new initializer value named exactly t.name(), which must be free in this graph (import).
-  Value* AddInitializerNamed(Tensor t);
+  // A new initializer value named exactly `name`, which must be free in this graph (import). The value holds the
+  // name: `t` keeps none.
+  Value* AddInitializerNamed(std::string name, Tensor t);
   // Makes `v` (which has no producer) an initializer holding `t`, or replaces its data.
   void SetInitializer(Value* v, std::shared_ptr<const Tensor> t);
   // Turns a node's output into an initializer holding `t`, keeping its name and consumers; the node gets a fresh

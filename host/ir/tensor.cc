@@ -18,12 +18,15 @@ const Tensor::RareParts& Tensor::NoRareParts() {
 void Tensor::set_name(std::string n) {
   if (n.empty() && (!rare_ || rare_->name.empty())) return;
   MutableRareParts().name = std::move(n);
-  const RareParts& r = *rare_;
-  if (r.name.empty() && r.strings.empty() && r.doc_string.empty() && !r.external && !r.segment) rare_.reset();
+  if (rare_->empty()) rare_.reset();
 }
 
 Tensor::RareParts& Tensor::MutableRareParts() {
-  rare_ = rare_ ? std::make_shared<RareParts>(*rare_) : std::make_shared<RareParts>();
+  if (!rare_) {
+    rare_ = std::make_shared<RareParts>();
+  } else if (rare_.use_count() > 1) {
+    rare_ = std::make_shared<RareParts>(*rare_);  // shared with a copy of this tensor: written in a copy of its own
+  }
   return *rare_;
 }
 

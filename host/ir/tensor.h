@@ -58,8 +58,8 @@ class Tensor {
   uint64_t byte_size() const;
 
   // A tensor's own name: an attribute's tensor may carry one (ONNX's TensorProto.name). An initializer's tensor
-  // keeps none, its value holds the name (Graph::AddInitializerNamed clears it), so a weight costs no second copy
-  // of its name; the name lives beside the other rare parts.
+  // keeps none, its value holds the name (Graph::AddInitializerNamed), so a weight costs no second copy of its
+  // name; the name lives beside the other rare parts.
   const std::string& name() const { return rare_ ? rare_->name : NoRareParts().name; }
   void set_name(std::string n);
   const std::string& doc_string() const { return rare_ ? rare_->doc_string : NoRareParts().doc_string; }
@@ -86,13 +86,14 @@ class Tensor {
  private:
   // What few tensors have, out of line: a model's weights are mostly small numeric tensors with none of it, and a
   // tensor with all of it inline took 232 bytes (a 1M-node chain holds 667k of them). Shared between copies;
-  // a setter gives its tensor a copy of its own first.
+  // a setter gives its tensor a copy of its own first, when another tensor shares them.
   struct RareParts {
     std::vector<std::string> strings;
     std::string doc_string;
     std::optional<ExternalDataInfo> external;
     std::optional<std::pair<int64_t, int64_t>> segment;
     std::string name;
+    bool empty() const { return name.empty() && strings.empty() && doc_string.empty() && !external && !segment; }
   };
   static const RareParts& NoRareParts();
   RareParts& MutableRareParts();

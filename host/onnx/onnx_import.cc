@@ -44,11 +44,12 @@ class Importer {
     if (streamed != nullptr) values += streamed->nodes.size();  // one output each, mostly
     g.ReserveValues(values);
     for (auto& tp : *gp.mutable_initializer()) {
-      std::string tname = tp.name();
+      std::string tname;
+      tname.swap(*tp.mutable_name());  // the value's, not the tensor's (Graph::AddInitializerNamed)
       if (tname.empty()) throw ModelError(name_ + ": " + where + ": an initializer has no name");
       if (g.FindValue(tname)) throw ModelError(name_ + ": " + where + ": initializer '" + tname + "' is defined twice");
       Tensor t = TensorFromProto(std::move(tp), ext_, where + ": initializer '" + tname + "'");
-      g.AddInitializerNamed(std::move(t));
+      g.AddInitializerNamed(std::move(tname), std::move(t));
     }
     // Converted: their protos are freed now rather than held beside the nodes built next (the load's peak).
     google::protobuf::RepeatedPtrField<onnx::TensorProto>().Swap(gp.mutable_initializer());

@@ -67,7 +67,6 @@ class LivenessBuilder {
 
   Liveness Build(const std::vector<sdk::Node>& order) {
     Walk(order);
-    out_.steps = static_cast<int64_t>(out_.schedule.size());
     for (const sdk::Node& n : out_.schedule) AddOutputs(n);
     for (LiveValue& lv : out_.values) SetLastUse(lv);
     AssignBuffers();
@@ -117,7 +116,7 @@ class LivenessBuilder {
     if (sdk::Node holder = g.ParentNode()) {
       lv.last = std::max(lv.last, step_.at(holder.raw()));  // the holder reads it at its step; nothing later does
     } else {
-      lv.last = out_.steps - 1;
+      lv.last = out_.steps() - 1;
       pinned_.insert(lv.value.raw());  // the caller reads it after the last step: never written over
     }
   }

@@ -68,9 +68,9 @@ struct Liveness {
   std::vector<Interval> buffers;       // one per buffer: its size and the union of its values' ranges
   std::vector<sdk::Node> schedule;     // the node of each step
   std::vector<std::string> reasons;    // the distinct reasons values are unplanned
-  int64_t steps = 0;
   uint64_t intermediate_bytes = 0;     // the planned values' bytes, each in a buffer of its own
 
+  int64_t steps() const { return static_cast<int64_t>(schedule.size()); }
   const std::string& Reason(const LiveValue& v) const { return reasons[static_cast<size_t>(v.unplanned)]; }
 };
 

@@ -56,7 +56,7 @@ std::string SummaryJson(const MemoryPlan& plan) {
 
 std::string PlanJson(const MemoryPlan& plan) {
   std::string s = "{" + Field("model", plan.model) + "," + Field("alignment", kAlignment) + "," + Common(plan) +
-                  "," + Field("steps", plan.live.steps) + ",\n\"schedule\":[";
+                  "," + Field("steps", plan.live.steps()) + ",\n\"schedule\":[";
   for (size_t i = 0; i < plan.live.schedule.size(); ++i) s += (i ? "," : "") + Quote(StepLabel(plan.live.schedule[i]));
   s += "],\n\"values\":[";
   bool first = true;

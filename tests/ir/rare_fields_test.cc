@@ -151,7 +151,7 @@ TEST(TensorRareParts, ANameIsKeptOutOfLineAndAnInitializerKeepsNone) {
   t.set_name("");
   EXPECT_EQ(t.doc_string(), "kept");  // clearing the name keeps the other rare parts
   Model m;
-  Value* v = m.graph().AddInitializerNamed(copy);
+  Value* v = m.graph().AddInitializerNamed(copy.name(), copy);
   EXPECT_EQ(v->name(), "bias");
   EXPECT_EQ(v->initializer()->name(), "");
   EXPECT_EQ(m.graph().FindValue("bias"), v);
