@@ -30,7 +30,7 @@ namespace {
 class Importer {
  public:
   // `streamed`: the main graph's nodes, when the weight split took them out of its GraphProto.
-  Importer(Model& model, std::string name, ExternalDataReader* ext, const WeightSplit* streamed)
+  Importer(Model& model, std::string name, ExternalDataReader* ext, WeightSplit* streamed)
       : model_(model), name_(std::move(name)), ext_(ext), streamed_(streamed) {}
 
   // Phase one: creates every value and node of `g` and, recursively, of its subgraphs.
@@ -38,7 +38,7 @@ class Importer {
     g.set_name(gp.name());  // first: the messages below name the graph
     g.set_doc_string(gp.doc_string());
     const std::string where = Where(g);
-    const WeightSplit* streamed = &g == &model_.graph() ? streamed_ : nullptr;  // its nodes, if split out
+    WeightSplit* streamed = &g == &model_.graph() ? streamed_ : nullptr;  // its nodes, if split out
     size_t values = static_cast<size_t>(gp.initializer_size() + gp.input_size());
     for (const auto& np : gp.node()) values += static_cast<size_t>(np.output_size());
     if (streamed != nullptr) values += streamed->nodes.size();  // one output each, mostly
@@ -102,18 +102,21 @@ class Importer {
   // The main graph's nodes as the weight split left them (weight_split.h), parsed one at a time: only the protos
   // read again later stay (kept_). A proto not kept is parsed into again (parsing clears it), so its strings'
   // memory serves the next node.
-  void DeclareStreamedNodes(const WeightSplit& split, Graph& g, const std::string& where) {
+  void DeclareStreamedNodes(WeightSplit& split, Graph& g, const std::string& where) {
     int64_t order = 0;
     bool last_kept = true;
+    const char* bytes = reinterpret_cast<const char*>(split.file->data());
     for (const auto& [offset, size] : split.nodes) {
       if (last_kept) kept_.emplace_back();
       onnx::NodeProto& np = kept_.back();
       if (size > static_cast<size_t>(std::numeric_limits<int>::max()) ||
-          !np.ParseFromArray(split.node_bytes.data() + offset, static_cast<int>(size)))
+          !np.ParseFromArray(bytes + offset, static_cast<int>(size)))
         throw ModelError(name_ + ": not a valid ONNX protobuf (truncated or corrupt): " + where + ": node " +
                          std::to_string(order));
       last_kept = DeclareNode(np, g, where, order++);
+      split.ReleaseNodeBytesBefore(offset + size);  // parsing copied what the node keeps
     }
+    split.ReleaseNodeBytesBefore(SIZE_MAX);
     if (!last_kept) kept_.pop_back();
   }
 
@@ -312,7 +315,7 @@ class Importer {
   Model& model_;
   std::string name_;
   ExternalDataReader* ext_;
-  const WeightSplit* streamed_;
+  WeightSplit* streamed_;
   std::deque<onnx::NodeProto> kept_;  // streamed nodes' protos read again later (a deque: they never move)
   std::vector<Pending> pending_;
   std::vector<std::pair<onnx::GraphProto*, Graph*>> subgraphs_;

@@ -45,7 +45,7 @@ class Splitter {
   std::optional<WeightSplit> Run() {
     WeightSplit out;
     out.skeleton.reserve(file_->size());  // an upper bound: growing by doubling faulted in fresh pages each time
-    out.node_bytes.reserve(file_->size());
+    out.file = file_;
     if (!Walk(file_->size(), out.skeleton, [&](uint32_t field, uint32_t len) {
           if (field != kModelGraph) return std::optional<bool>();
           std::string graph;
@@ -56,7 +56,8 @@ class Splitter {
         }))
       return std::nullopt;
     if (!any_raw_) return std::nullopt;
-    Lend(out.raw);
+    out.node_runs = NodeRuns(out.nodes);
+    Lend(out.raw, out.node_runs);
     return out;
   }
 
@@ -94,8 +95,7 @@ class Splitter {
     std::vector<std::shared_ptr<const Buffer>>& raw = split.raw;
     return Walk(len, out, [&](uint32_t field, uint32_t n) {
       if (field == kGraphNode) {
-        split.nodes.emplace_back(split.node_bytes.size(), n);
-        split.node_bytes.append(reinterpret_cast<const char*>(base_ + in_.CurrentPosition()), n);
+        split.nodes.emplace_back(static_cast<size_t>(in_.CurrentPosition()), n);
         return std::optional<bool>(in_.Skip(static_cast<int>(n)));
       }
       if (field != kGraphInitializer) return std::optional<bool>();
@@ -148,14 +148,27 @@ class Splitter {
     int64_t data_type;
   };
 
+  // The nodes' bytes as runs of adjacent nodes (only a field's tag and length between two), in file order.
+  static std::vector<std::pair<size_t, size_t>> NodeRuns(const std::vector<std::pair<size_t, size_t>>& nodes) {
+    constexpr size_t kFraming = 16;  // a tag and a length
+    std::vector<std::pair<size_t, size_t>> runs;
+    for (const auto& [offset, size] : nodes) {
+      if (!runs.empty() && offset >= runs.back().second && offset <= runs.back().second + kFraming)
+        runs.back().second = offset + size;
+      else
+        runs.emplace_back(offset, offset + size);
+    }
+    return runs;
+  }
+
   // Windows onto the mapping for weights of a page or more; one at an offset not aligned for its element type
   // copies itself, aligned, only when something reads it typed (Buffer::AlignedSlice), so a weight that is only
   // written out again is never copied (113 of BERT's 126 MB sit at such offsets). Smaller weights are copied into
   // one arena (huge pages where the kernel gives them: one page fault per 2 MB instead of 512). Then every mapped
-  // page that no window covers is given back: the walk read the whole file and the skeleton is a copy, so those
-  // pages would otherwise stay resident for the whole compile (a 100k-node graph's 15 MB, its 64-byte weights
-  // spread over every page, were all held).
-  void Lend(std::vector<std::shared_ptr<const Buffer>>& raw) {
+  // page that neither a window nor the main graph's nodes cover is given back: the walk read the whole file and the
+  // skeleton is a copy, so those pages would otherwise stay resident for the whole compile (a 100k-node graph's
+  // 15 MB, its 64-byte weights spread over every page, were all held). The nodes' pages go as they are parsed.
+  void Lend(std::vector<std::shared_ptr<const Buffer>>& raw, const std::vector<std::pair<size_t, size_t>>& node_runs) {
     std::vector<const Lent*> copies;
     std::vector<std::pair<size_t, size_t>> windows;  // [offset, end)
     size_t arena_bytes = 0;
@@ -179,9 +192,12 @@ class Splitter {
         at += (l->size + 63) / 64 * 64;
       }
     }
+    std::vector<std::pair<size_t, size_t>> kept = windows;
+    kept.insert(kept.end(), node_runs.begin(), node_runs.end());
     std::sort(windows.begin(), windows.end());
+    std::sort(kept.begin(), kept.end());
     size_t from = 0;
-    for (const auto& [begin, end] : windows) {
+    for (const auto& [begin, end] : kept) {
       if (begin > from) file_->ReleasePages(from, begin - from);
       from = std::max(from, end);
     }
@@ -209,6 +225,25 @@ class Splitter {
 };
 
 }  // namespace
+
+void WeightSplit::ReleaseNodeBytesBefore(size_t offset) {
+  constexpr size_t kStep = size_t{4} << 20;
+  if (offset != SIZE_MAX && offset < released_to + kStep) return;
+  for (; released_runs < node_runs.size(); ++released_runs) {
+    auto& [begin, end] = node_runs[released_runs];
+    if (begin >= offset) break;
+    if (end > offset) {  // the run goes on past `offset`: its whole pages before it go, the rest later
+      const size_t page_start = offset / Buffer::PageSize() * Buffer::PageSize();
+      if (page_start > begin) {
+        file->ReleasePages(begin, page_start - begin);
+        begin = page_start;
+      }
+      break;
+    }
+    file->ReleasePages(begin, end - begin);
+  }
+  released_to = offset;
+}
 
 std::optional<WeightSplit> SplitWeights(const std::shared_ptr<const Buffer>& file) {
   if (file->size() == 0 || file->size() > static_cast<size_t>(std::numeric_limits<int>::max())) return std::nullopt;

@@ -5,10 +5,12 @@
 // first read typed, and written out from the window. A weight smaller than a page is copied once instead, into one
 // arena in huge pages shared by all such copies. The mapped pages no window covers are then released, so that the
 // file's bytes do not stay in the resident set beside their copies. The main graph's nodes are taken out of the
-// skeleton as well, as bytes, for the importer to parse one node at a time.
+// skeleton as well: the importer parses them one at a time where they lie in the mapping and gives their pages back
+// as it passes them.
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -23,12 +25,19 @@ struct WeightSplit {
   std::string skeleton;
   // For each top-level initializer, in file order: its raw bytes, or null when it had no raw_data field.
   std::vector<std::shared_ptr<const Buffer>> raw;
-  // The main graph's nodes (GraphProto.node), left out of the skeleton: their serialized NodeProtos one after
-  // another, and each one's offset and size there, in file order. Parsed whole, a graph's nodes take four to five
-  // times their bytes (strings and repeated fields each a heap block), held beside the IR built from them: the
-  // load's peak.
-  std::string node_bytes;
+  // The mapped file, and the main graph's nodes (GraphProto.node) left out of the skeleton: each serialized
+  // NodeProto's offset and size in the file, in file order. Parsed whole, a graph's nodes take four to five times
+  // their bytes (strings and repeated fields each a heap block), held beside the IR built from them: the load's
+  // peak. Parsed one at a time where they lie, nothing of them is copied.
+  std::shared_ptr<const Buffer> file;
   std::vector<std::pair<size_t, size_t>> nodes;
+
+  // The node bytes before `offset` are read no more: gives back the mapped pages that hold only them, in steps of
+  // a few megabytes (a call per node would be a system call per node). SIZE_MAX gives back the rest.
+  void ReleaseNodeBytesBefore(size_t offset);
+  // The file's runs of adjacent nodes, [begin, end) in file order, less what ReleaseNodeBytesBefore gave back.
+  std::vector<std::pair<size_t, size_t>> node_runs;
+  size_t released_runs = 0, released_to = 0;
 };
 
 // Splits a mapped model file. Returns nullopt when the bytes are not a well-formed ModelProto at the wire level

@@ -158,11 +158,11 @@ TEST(WeightSplit, SkeletonLeavesOutOnlyTopLevelRawData) {
   ASSERT_TRUE(skeleton.ParseFromString(split->skeleton));
   for (int i = 0; i < kRawWeights; ++i) EXPECT_FALSE(skeleton.graph().initializer(i).has_raw_data());
   EXPECT_EQ(skeleton.graph().initializer(kRawWeights).float_data_size(), 64);
-  // The main graph's nodes are taken out as bytes, for the importer to parse one at a time.
+  // The main graph's nodes are left where they lie in the file, for the importer to parse one at a time.
   EXPECT_EQ(skeleton.graph().node_size(), 0);
   ASSERT_EQ(split->nodes.size(), 1u);
   onnx::NodeProto node;
-  ASSERT_TRUE(node.ParseFromArray(split->node_bytes.data() + split->nodes[0].first,
+  ASSERT_TRUE(node.ParseFromArray(reinterpret_cast<const char*>(split->file->data()) + split->nodes[0].first,
                                   static_cast<int>(split->nodes[0].second)));
   EXPECT_EQ(node.SerializeAsString(), m.graph().node(0).SerializeAsString());
   fs::remove(p);
@@ -313,9 +313,60 @@ TEST(WeightSplit, PagesNoWindowCoversLeaveTheResidentSet) {
     ASSERT_FALSE(split->raw[static_cast<size_t>(i)]->is_mapped()) << i;
     EXPECT_EQ(reinterpret_cast<const float*>(split->raw[static_cast<size_t>(i)]->data())[15], static_cast<float>(i + 15));
   }
+  // The node's bytes stay mapped for the importer to parse; every other page is given back.
+  ASSERT_EQ(split->nodes.size(), 1u);
+  const long node_kb = static_cast<long>(split->nodes[0].second / 1024);
   long kb = ResidentKb(p);
   ASSERT_GE(kb, 0) << "no mapping of " << p << " in /proc/self/smaps";
-  EXPECT_LE(kb, 8) << "of a " << fs::file_size(p) / 1024 << " kB file";
+  EXPECT_LE(kb, node_kb + 8) << "of a " << fs::file_size(p) / 1024 << " kB file whose node takes " << node_kb << " kB";
+  EXPECT_GE(kb, node_kb - 8) << "the node's bytes were given back before they were parsed";
+  split->ReleaseNodeBytesBefore(SIZE_MAX);
+  EXPECT_LE(ResidentKb(p), 16) << "beyond the pages at the node's two ends, which hold other bytes too";
+  fs::remove(p);
+}
+
+// The import parses the main graph's nodes where they lie in the mapping and gives their pages back as it passes
+// them, a few megabytes at a time, never a page it has yet to read.
+TEST(WeightSplit, NodePagesAreGivenBackAsTheImportPassesThem) {
+  onnx::ModelProto m;
+  m.set_ir_version(8);
+  m.add_opset_import()->set_version(17);
+  auto* g = m.mutable_graph();
+  AddRaw(g, "w", 16, 1.0f);
+  const std::string padding(4000, 'd');
+  std::string last = "w";
+  for (int i = 0; i < 4000; ++i) {  // 16 MB of nodes
+    auto* n = AddNode(g, "Neg", {last}, {"v" + std::to_string(i)});
+    n->set_doc_string(padding);
+    last = "v" + std::to_string(i);
+  }
+  fs::path p = fs::canonical(fs::temp_directory_path()) / ("kiln_weight_io_" + std::to_string(::getpid()) + "_nodes.onnx");
+  Write(p, m.SerializeAsString());
+  auto split = SplitWeights(Buffer::MapFile(p.string()));
+  ASSERT_TRUE(split.has_value());
+  ASSERT_EQ(split->nodes.size(), 4000u);
+  const auto& [first_offset, first_size] = split->nodes.front();
+  const auto& [last_offset, last_size] = split->nodes.back();
+  const long nodes_kb = static_cast<long>((last_offset + last_size - first_offset) / 1024);
+  EXPECT_GE(ResidentKb(p), nodes_kb - 8);
+  split->ReleaseNodeBytesBefore(split->nodes[100].first);  // under the step: nothing goes yet
+  EXPECT_GE(ResidentKb(p), nodes_kb - 8);
+  const size_t half = split->nodes[2000].first;
+  split->ReleaseNodeBytesBefore(half);
+  const long after_half = ResidentKb(p);
+  EXPECT_LE(after_half, nodes_kb / 2 + 16);
+  // The kernel may map the page cache's large folios (up to 2 MB) whole; giving back part of one gives back all.
+  EXPECT_GE(after_half, nodes_kb / 2 - 2048 - 16) << "pages well past the parsed nodes were given back";
+  split->ReleaseNodeBytesBefore(SIZE_MAX);
+  EXPECT_LE(ResidentKb(p), 16);
+  const char* bytes = reinterpret_cast<const char*>(split->file->data());
+  onnx::NodeProto node;  // a page given back reads again from the file
+  ASSERT_TRUE(node.ParseFromArray(bytes + split->nodes[10].first, static_cast<int>(split->nodes[10].second)));
+  EXPECT_EQ(node.output(0), "v10");
+  split.reset();
+  std::unique_ptr<Model> model = LoadModel(p.string());
+  EXPECT_EQ(model->graph().num_nodes(), 4000u);
+  EXPECT_EQ(model->graph().nodes().back()->doc_string(), padding);
   fs::remove(p);
 }
 
