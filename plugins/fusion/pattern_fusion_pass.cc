@@ -25,15 +25,47 @@ std::string NodeLabel(const sdk::Node& n) {
 
 struct Found {
   Match match;
-  std::vector<sdk::Value> outputs;  // fuse: the call's outputs
+  size_t exits = 0;  // fuse: the call's outputs (FusedOutputs) when it was found
 };
 
 // Frees what a candidate holds once nothing reads it (applied, or dropped from the cycle check): memory given back
 // while the groups are applied is memory they can reuse.
-void Release(Found& f) {
-  f.match = Match{};
-  f.outputs = {};
-}
+void Release(Found& f) { f.match = Match{}; }
+
+// The kept candidate holding each node of a graph. The generated 1M-node chain's round keeps 333,333 groups over
+// a million nodes: a hash map from node to candidate took 40 MB of the pass's peak. Node ids count up from the
+// model's first node, so a graph's are dense unless the graph is a branch of a larger one: then (or for a node of
+// an enclosing graph, outside the graph's range) a hash map by id serves instead.
+class TakenNodes {
+ public:
+  explicit TakenNodes(const std::vector<sdk::Node>& order) {
+    if (order.empty()) return;
+    uint64_t lo = order.front().Id(), hi = lo;
+    for (const sdk::Node& n : order) lo = std::min(lo, n.Id()), hi = std::max(hi, n.Id());
+    if (hi - lo < 4 * order.size() + 1024) {
+      base_ = lo;
+      dense_.assign(hi - lo + 1, nullptr);
+    }
+  }
+  const Found* Find(const sdk::Node& n) const {
+    const uint64_t id = n.Id();
+    if (id - base_ < dense_.size()) return dense_[id - base_];
+    auto it = sparse_.find(id);
+    return it == sparse_.end() ? nullptr : it->second;
+  }
+  void Set(const sdk::Node& n, const Found* f) {
+    const uint64_t id = n.Id();
+    if (id - base_ < dense_.size())
+      dense_[id - base_] = f;
+    else
+      sparse_[id] = f;
+  }
+
+ private:
+  uint64_t base_ = 0;
+  std::vector<const Found*> dense_;
+  std::unordered_map<uint64_t, const Found*> sparse_;
+};
 
 Candidate Describe(const Found& f) {
   Candidate c;
@@ -64,15 +96,16 @@ std::pair<std::string, const Found*> BoundReplacedValue(const Match& m,
 // against is the one they were found in.
 class Acceptor {
  public:
-  Acceptor(sdk::Graph graph, bool with_target, CandidateLog& log, int64_t& rejected)
-      : graph_(graph), with_target_(with_target), log_(log), rejected_(rejected) {}
+  Acceptor(sdk::Graph graph, const std::vector<sdk::Node>& order, bool with_target, CandidateLog& log,
+           int64_t& rejected)
+      : graph_(graph), with_target_(with_target), log_(log), rejected_(rejected), taken_(order) {}
 
   void Consider(Match&& m) {
-    Found f{std::move(m), {}};
+    Found f{std::move(m)};
     const Rule& rule = *f.match.rule;
     const Found* overlap = nullptr;
     for (const sdk::Node& n : f.match.nodes)
-      if (auto it = taken_.find(n.raw()); it != taken_.end()) overlap = it->second;
+      if (const Found* by = taken_.Find(n)) overlap = by;
     std::string why;
     GroupCost cost;
     bool estimated = false;
@@ -80,8 +113,9 @@ class Acceptor {
       why = "overlaps rule " + overlap->match.rule->name + " (benefit " + std::to_string(overlap->match.rule->benefit) +
             ") at " + NodeLabel(overlap->match.root);
     } else if (rule.action == Rule::Action::kFuse) {
-      f.outputs = FusedOutputs(f.match);
-      why = GroupLegality(graph_, f.match.nodes, f.outputs);
+      const std::vector<sdk::Value> outputs = FusedOutputs(f.match);
+      f.exits = outputs.size();
+      why = GroupLegality(graph_, f.match.nodes, outputs);
       if (why.empty() && with_target_) {
         cost = EstimateGroup(f.match.nodes);
         estimated = true;
@@ -112,9 +146,11 @@ class Acceptor {
       ++rejected_;
       return;
     }
+    // What a fused group no longer needs: ApplyFuse reads the variables and labels only to find extra outputs.
+    if (rule.action == Rule::Action::kFuse && rule.extra_outputs.empty()) f.match.vars = {}, f.match.labels = {};
     accepted_.push_back(std::move(f));
     const Found& kept = accepted_.back();  // a deque: kept candidates never move
-    for (const sdk::Node& n : kept.match.nodes) taken_[n.raw()] = &kept;
+    for (const sdk::Node& n : kept.match.nodes) taken_.Set(n, &kept);
     if (rule.action == Rule::Action::kRewrite)
       for (const sdk::Node& n : kept.match.nodes)
         for (const sdk::Value& out : n.Outputs())
@@ -123,7 +159,7 @@ class Acceptor {
 
   // The kept candidates, in the order they were kept. The maps of what is taken go first.
   std::deque<Found>& Kept() {
-    taken_ = {};
+    taken_ = TakenNodes({});
     replaced_ = {};
     return accepted_;
   }
@@ -133,7 +169,7 @@ class Acceptor {
   bool with_target_;
   CandidateLog& log_;
   int64_t& rejected_;
-  std::unordered_map<KilnNode*, const Found*> taken_;
+  TakenNodes taken_;
   // The outputs of the nodes of accepted rewrites: each goes when its rewrite is applied (its readers are moved to
   // the rewrite's result), so a rewrite applied after it must not have bound one.
   std::unordered_map<KilnValue*, const Found*> replaced_;
@@ -171,7 +207,7 @@ void PatternFusionPass::Run(sdk::PassContext& ctx, sdk::Graph graph) {
     // The rules tried at each node, best first, looked up once for all the benefits' walks.
     std::vector<const std::vector<const Rule*>*> tried_at(order.size());
     for (size_t i = 0; i < order.size(); ++i) tried_at[i] = &rules->RulesFor(order[i].OpType());
-    Acceptor acceptor(graph, with_target, log, rejected);
+    Acceptor acceptor(graph, order, with_target, log, rejected);
     for (const int benefit : benefits)
       for (size_t i = 0; i < order.size(); ++i) {
         const std::vector<const Rule*>& tried = *tried_at[i];
@@ -191,7 +227,7 @@ void PatternFusionPass::Run(sdk::PassContext& ctx, sdk::Graph graph) {
     std::vector<double> priority;
     std::vector<Found*> multi_found;
     for (Found* f : accepted)
-      if (f->match.rule->action == Rule::Action::kFuse && f->outputs.size() > 1) {
+      if (f->match.rule->action == Rule::Action::kFuse && f->exits > 1) {
         multi.push_back(f->match.nodes);
         priority.push_back(f->match.rule->benefit);
         multi_found.push_back(f);
