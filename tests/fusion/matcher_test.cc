@@ -129,5 +129,40 @@ TEST_F(MatcherTest, AnOptionalRootIsLeftOutWhenTheValueHasOtherReaders) {
   EXPECT_EQ(MainGraphOps(*m), "kiln.fused.T Cast Neg");
 }
 
+// A `const:` predicate reads the constant a block of 4 KB at a time (value_constant_read, nothing left lent): a
+// constant over several blocks matches when every element is the value, and does not when only its last one, in
+// the second block, differs; int64 elements as floats.
+TEST_F(MatcherTest, AConstantValueIsComparedInEveryBlock) {
+  auto list = [](size_t n, const std::string& value, const std::string& last) {
+    std::string out;
+    for (size_t i = 0; i < n; ++i) out += (i ? ", " : "") + (i + 1 == n ? last : value);
+    return out;
+  };
+  auto m = ParseModel(OnnxModel("g (float[1500] v, int64[600] i) => (float[1500] z, float[1500] y, int64[600] w) "
+                                "<float[1500] ones = {" + list(1500, "1", "1") + "}, float[1500] almost = {" +
+                                list(1500, "1", "2") + "}, int64[600] sevens = {" + list(600, "7", "7") + R"(}> {
+    a = Mul(v, ones)
+    z = Relu(a)
+    b = Mul(v, almost)
+    y = Relu(b)
+    c = Mul(i, sevens)
+    w = Neg(c)
+  })"));
+  ASSERT_TRUE(m);
+  const std::string pack = "pack: t\nrules:\n"
+                           "  - name: one\n    pattern: Mul@r(x, k)\n    where:\n      k: {const: 1, tol: 0}\n"
+                           "    rewrite: x\n"
+                           "  - name: seven\n    pattern: Mul@r(x, k)\n    where:\n      k: {const: 7, tol: 0}\n"
+                           "    rewrite: Neg(x)\n";
+  auto report = Run(*m, pack);
+  ASSERT_EQ(CandidatesOf(report, "one").size(), 1u) << DescribeCandidates(report);
+  EXPECT_EQ(CandidatesOf(report, "one")[0].decision, "rewritten");
+  ASSERT_EQ(CandidatesOf(report, "seven").size(), 1u) << DescribeCandidates(report);
+  EXPECT_EQ(CandidatesOf(report, "seven")[0].decision, "rewritten");
+  EXPECT_EQ(MainGraphOps(*m), "Relu Mul Relu Neg Neg");
+  for (const auto& n : m->graph().nodes())
+    if (n->op_type() == "Mul") EXPECT_EQ(n->input(1)->name(), "almost");  // the one left
+}
+
 }  // namespace
 }  // namespace kiln::testing
