@@ -99,6 +99,32 @@ TEST(CommonSubexpressionEliminationPass, MergesIdenticalInitializersAndDropsTheO
 }
 
 // Large constants are bucketed by a hash of samples of their bytes; equality is still decided on every byte.
+// Equal constants of one type and shape, two sets interleaved, merge into the first of each set met; one that is
+// a graph output stays, and a later twin merges into the first, not into it.
+TEST(CommonSubexpressionEliminationPass, MergesEachSetOfEqualConstantsIntoItsFirst) {
+  auto m = ParseModel(M(R"(g (float[2] x) => (float[2] y, float[2] k2)
+      <float[2] k1 = {1.0, 2.0}, float[2] j1 = {3.0, 4.0}, float[2] k2 = {1.0, 2.0}, float[2] j2 = {3.0, 4.0},
+       float[2] k3 = {1.0, 2.0}> {
+    a = Add(x, k1)
+    b = Mul(a, j1)
+    c = Add(b, k2)
+    d = Mul(c, j2)
+    y = Add(d, k3)
+  })"));
+  ASSERT_TRUE(m);
+  auto run = RunPasses(*m, kCse);
+  EXPECT_TRUE(run.changed());
+  EXPECT_EQ(InitializerNames(*m), (std::vector<std::string>{"k1", "j1", "k2"}));
+  EXPECT_EQ(PrintGraph(*m), Canonical(M(R"(g (float[2] x) => (float[2] y, float[2] k2)
+      <float[2] k1 = {1.0, 2.0}, float[2] j1 = {3.0, 4.0}, float[2] k2 = {1.0, 2.0}> {
+    a = Add(x, k1)
+    b = Mul(a, j1)
+    c = Add(b, k2)
+    d = Mul(c, j1)
+    y = Add(d, k1)
+  })")));
+}
+
 TEST(CommonSubexpressionEliminationPass, ComparesLargeConstantsOnEveryByte) {
   constexpr int kCount = 8192;  // 32 KiB: past the size hashed whole
   auto values = [](int changed) {
