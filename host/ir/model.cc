@@ -50,7 +50,12 @@ void Model::CollectGarbage(bool within_pass) {
     return;
   // Walking every graph after every pass shows on a large model: with nothing to free and nothing carried over,
   // the cached analyses are current or staled by their structure stamps, and no freed address can come back.
-  ForEachGraph(*this, [](const Graph& g) { g.ClearAnalyses(); });
+  // The model's own graphs: the holes of removed nodes close up here, between passes, where no loop over a
+  // graph's nodes runs (NodeList).
+  ForEachGraph(*this, [within_pass](const Graph& g) {
+    g.ClearAnalyses();
+    if (!within_pass) const_cast<Graph&>(g).CompactNodes();
+  });
   analyses_carried_over = false;
   // Removed values leave their value_info and initializer entries behind (Graph::RemoveValue); they go before the
   // values do, and before the dead nodes take their subgraphs with them.
@@ -75,13 +80,28 @@ void Model::BuryGraphs(std::vector<std::unique_ptr<Graph>>&& graphs) {
   graphs.clear();
 }
 
-void Model::Bury(std::list<std::unique_ptr<Node>>& from, std::list<std::unique_ptr<Node>>::iterator it) {
-  dead_nodes_.splice(dead_nodes_.end(), from, it);
+namespace {
+
+// The entry of `dead` holding `x`, taken out. A rollback takes things back newest first: it is the last one.
+template <typename T>
+std::unique_ptr<T> TakeBack(std::vector<std::unique_ptr<T>>& dead, const T* x, const char* what) {
+  for (auto it = dead.rbegin(); it != dead.rend(); ++it)
+    if (it->get() == x) {
+      std::unique_ptr<T> back = std::move(*it);
+      dead.erase(std::next(it).base());
+      return back;
+    }
+  throw InternalError(std::string("Unbury: ") + what + " '" + x->name() + "' is not among the removed ones");
 }
 
-void Model::Bury(std::list<std::unique_ptr<Value>>& from, std::list<std::unique_ptr<Value>>::iterator it) {
-  dead_values_.splice(dead_values_.end(), from, it);
-}
+}  // namespace
+
+void Model::Bury(std::unique_ptr<Node> n) { dead_nodes_.push_back(std::move(n)); }
+std::unique_ptr<Node> Model::Unbury(const Node* n) { return TakeBack(dead_nodes_, n, "node"); }
+
+void Model::Bury(std::unique_ptr<Value> v) { dead_values_.push_back(std::move(v)); }
+
+std::unique_ptr<Value> Model::Unbury(const Value* v) { return TakeBack(dead_values_, v, "value"); }
 
 // ---- functions
 

@@ -100,13 +100,17 @@ class Model {
   // Whether any value of the main graph tree has this name; a fresh such name.
   bool IsNameUsed(std::string_view n) { return names_.Contains(n); }
   std::string FreshName(std::string_view hint) { return names_.Fresh(hint); }
-  void Bury(std::list<std::unique_ptr<Node>>& from, std::list<std::unique_ptr<Node>>::iterator it);
-  void Bury(std::list<std::unique_ptr<Value>>& from, std::list<std::unique_ptr<Value>>::iterator it);
+  void Bury(std::unique_ptr<Node> n);
+  // Takes back a node buried since the last CollectGarbage (a rollback restoring it).
+  std::unique_ptr<Node> Unbury(const Node* n);
+  void Bury(std::unique_ptr<Value> v);
+  // Takes back a value buried since the last CollectGarbage (a rollback restoring it).
+  std::unique_ptr<Value> Unbury(const Value* v);
   // Keeps graphs an undo step discards (a graph attribute set in the transaction) until CollectGarbage: the steps
   // that built them, recorded earlier, run after it and still refer to them.
   void BuryGraphs(std::vector<std::unique_ptr<Graph>>&& graphs);
-  std::list<std::unique_ptr<Node>>& dead_nodes() { return dead_nodes_; }
-  std::list<std::unique_ptr<Value>>& dead_values() { return dead_values_; }
+  const std::vector<std::unique_ptr<Node>>& dead_nodes() const { return dead_nodes_; }
+  const std::vector<std::unique_ptr<Value>>& dead_values() const { return dead_values_; }
   // Changes since creation to the set of functions (for the plugin adapter's change stamp).
   uint64_t function_changes() const { return function_changes_; }
 
@@ -118,8 +122,8 @@ class Model {
   Journal journal_;
   uint64_t next_node_id_ = 1;
   NameSet names_;
-  std::list<std::unique_ptr<Node>> dead_nodes_;
-  std::list<std::unique_ptr<Value>> dead_values_;
+  std::vector<std::unique_ptr<Node>> dead_nodes_;
+  std::vector<std::unique_ptr<Value>> dead_values_;
   std::vector<std::unique_ptr<Graph>> dead_graphs_;  // freed last: dead values and nodes may belong to them
   std::list<std::unique_ptr<Function>> functions_, dead_functions_;
   std::unordered_map<std::string, Function*> function_index_, canonical_index_;

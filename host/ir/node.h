@@ -4,7 +4,6 @@
 #pragma once
 
 #include <cstdint>
-#include <list>
 #include <map>
 #include <memory>
 #include <optional>
@@ -100,6 +99,7 @@ class Node {
 
   bool deleted_ = false;  // first: beside `scratch`, in what would be its padding
   bool shape_dirty_ = true;
+  uint32_t index_ = 0;  // in its graph's NodeList
   uint64_t id_ = 0;
   int64_t order_ = 0;
   // An op type and a domain, both Interned; the pair is kept once for the process too (OpKeyOf), so that a node
@@ -115,7 +115,6 @@ class Node {
   std::vector<Attribute> attrs_;
   RareFields rare_;  // annotations and doc string
   Graph* graph_ = nullptr;
-  std::list<std::unique_ptr<Node>>::iterator self_;
 };
 
 }  // namespace kiln

@@ -3,7 +3,6 @@
 #pragma once
 
 #include <cstdint>
-#include <list>
 #include <map>
 #include <memory>
 #include <optional>
@@ -105,7 +104,7 @@ class Value {
   uint32_t graph_input_refs_ = 0, graph_output_refs_ = 0;
   bool deleted_ = false;
   bool in_value_info_ = false;
-  std::list<std::unique_ptr<Value>>::iterator self_;
+  uint32_t index_ = 0;  // in its graph's values_
 };
 
 }  // namespace kiln

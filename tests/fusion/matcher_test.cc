@@ -160,8 +160,11 @@ TEST_F(MatcherTest, AConstantValueIsComparedInEveryBlock) {
   ASSERT_EQ(CandidatesOf(report, "seven").size(), 1u) << DescribeCandidates(report);
   EXPECT_EQ(CandidatesOf(report, "seven")[0].decision, "rewritten");
   EXPECT_EQ(MainGraphOps(*m), "Relu Mul Relu Neg Neg");
-  for (const auto& n : m->graph().nodes())
-    if (n->op_type() == "Mul") EXPECT_EQ(n->input(1)->name(), "almost");  // the one left
+  for (const auto& n : m->graph().nodes()) {
+    if (n->op_type() == "Mul") {
+      EXPECT_EQ(n->input(1)->name(), "almost");  // the one left
+    }
+  }
 }
 
 }  // namespace

@@ -240,5 +240,51 @@ TEST(Journal, RemovedInitializersLeaveTheListInOrderAndComeBackInPlace) {
   EXPECT_EQ(g.initializers(), without({added[0], added[2]}));
 }
 
+// A graph keeps its values in creation order with a hole where one was removed, closed up once holes are half the
+// list: values() skips the holes and keeps the order, a rollback puts each removed value back (last), and the
+// values removed before a commit are freed by the garbage collection.
+TEST(Journal, RemovedValuesLeaveTheOrderOfTheRestAndComeBack) {
+  auto m = ParseModelWithFunctions(kScaleModel, {});
+  ASSERT_TRUE(m);
+  Graph& g = m->graph();
+  const std::vector<Value*> original = g.values();
+  std::vector<Value*> added;
+  for (int i = 0; i < 5000; ++i) added.push_back(g.AddValue("v" + std::to_string(i)));
+  std::vector<Value*> all = original;
+  all.insert(all.end(), added.begin(), added.end());
+  ASSERT_EQ(g.values(), all);
+
+  m->journal().Begin();
+  std::vector<Value*> left = original, removed;
+  for (size_t i = 0; i < added.size(); ++i) {
+    if (i % 4 == 3) {
+      left.push_back(added[i]);
+    } else {
+      g.RemoveValue(added[i]);  // 3,750 of 5,000: the list is closed up on the way
+      removed.push_back(added[i]);
+    }
+  }
+  EXPECT_EQ(g.values(), left);
+  EXPECT_EQ(m->dead_values().size(), removed.size());
+  for (Value* v : removed) EXPECT_EQ(g.FindValue(v->name()), nullptr);
+  m->journal().Rollback();
+  std::vector<Value*> restored = left;  // each put back last, the last removed first
+  restored.insert(restored.end(), removed.rbegin(), removed.rend());
+  EXPECT_EQ(g.values(), restored);
+  EXPECT_TRUE(m->dead_values().empty());
+  for (Value* v : removed) EXPECT_EQ(g.FindValue(v->name()), v);
+
+  m->journal().Begin();
+  for (size_t i = 0; i < 3000; ++i) g.RemoveValue(added[i]);
+  m->journal().Commit();
+  m->CollectGarbage();
+  EXPECT_TRUE(m->dead_values().empty());
+  EXPECT_EQ(g.values().size(), original.size() + 2000);
+  Value* late = g.AddValue("late");  // after the holes closed up: last, and found by name
+  EXPECT_EQ(g.values().back(), late);
+  g.RemoveValue(late);
+  EXPECT_EQ(g.values().size(), original.size() + 2000);
+}
+
 }  // namespace
 }  // namespace kiln::testing
