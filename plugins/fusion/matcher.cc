@@ -60,6 +60,12 @@ int64_t StaticElementCount(const sdk::Value& v) {
   return n;
 }
 
+// A constant's elements: from its type where static, else from a view of it.
+int64_t ConstantElementCount(const sdk::Value& v) {
+  const int64_t n = StaticElementCount(v);
+  return n >= 0 ? n : v.ConstantData().ElementCount();
+}
+
 // UniformConstant read through value_constant_read, a block at a time, so that nothing stays lent: a view
 // (ConstantData) is held until the pass returns, and the identity rules (x * 1, x + 0) ask at every Add and Mul of
 // the graph (the generated 1M-node chain: 666,666 views, 60 MB of the pass's peak). nullopt in `read` when the
@@ -372,9 +378,7 @@ class Matcher {
   // with other values included.
   bool Holds(const ValuePredicate& pred, const sdk::Value& v, bool local) const {
     if (pred.constant && !v.IsConstant()) return false;
-    if (pred.scalar && (!v.IsConstant() || (StaticElementCount(v) >= 0 ? StaticElementCount(v)
-                                                                        : v.ConstantData().ElementCount()) != 1))
-      return false;
+    if (pred.scalar && (!v.IsConstant() || ConstantElementCount(v) != 1)) return false;
     if (pred.equals && (!local || pred.equals->Vars().empty())) {
       std::optional<double> want = pred.equals->Eval(Context());
       std::optional<double> have = UniformConstant(v);
