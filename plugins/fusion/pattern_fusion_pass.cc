@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <deque>
 #include <functional>
+#include <memory>
+#include <span>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -23,14 +25,21 @@ std::string NodeLabel(const sdk::Node& n) {
   return n.Name().empty() ? std::string(n.OpType()) + "#" + std::to_string(n.Id()) : std::string(n.Name());
 }
 
+// A kept candidate: its rule, root and nodes (in the round's pool, Acceptor::NodesOf), and for a rewrite or a fused
+// group with extra outputs the whole match (ApplyRewrite reads its variables; FusedOutputs, the extra outputs'). A
+// round of the generated 1M-node chain keeps 333,333 fused groups: a whole match each (three vectors) took 43 MB of
+// the pass's peak, this takes 19.
 struct Found {
-  Match match;
-  size_t exits = 0;  // fuse: the call's outputs (FusedOutputs) when it was found
+  const Rule* rule = nullptr;
+  sdk::Node root;
+  uint32_t first = 0, count = 0;  // its nodes: pool[first, first + count)
+  uint32_t exits = 0;              // fuse: the call's outputs (FusedOutputs) when it was found
+  std::unique_ptr<Match> full;
 };
 
 // Frees what a candidate holds once nothing reads it (applied, or dropped from the cycle check): memory given back
 // while the groups are applied is memory they can reuse.
-void Release(Found& f) { f.match = Match{}; }
+void Release(Found& f) { f.full.reset(); }
 
 // The kept candidate holding each node of a graph. The generated 1M-node chain's round keeps 333,333 groups over
 // a million nodes: a hash map from node to candidate took 40 MB of the pass's peak. Node ids count up from the
@@ -67,14 +76,14 @@ class TakenNodes {
   std::unordered_map<uint64_t, const Found*> sparse_;
 };
 
-Candidate Describe(const Found& f) {
+Candidate Describe(const Rule& rule, const sdk::Node& root, std::span<const sdk::Node> nodes) {
   Candidate c;
   c.pass = "PatternFusionPass";
-  c.rule = f.match.rule->name;
-  c.pack = f.match.rule->pack;
-  c.root = NodeLabel(f.match.root);
-  for (const sdk::Node& n : f.match.nodes) c.nodes.push_back(NodeLabel(n));
-  c.benefit = f.match.rule->benefit;
+  c.rule = rule.name;
+  c.pack = rule.pack;
+  c.root = NodeLabel(root);
+  for (const sdk::Node& n : nodes) c.nodes.push_back(NodeLabel(n));
+  c.benefit = rule.benefit;
   return c;
 }
 
@@ -101,39 +110,39 @@ class Acceptor {
       : graph_(graph), with_target_(with_target), log_(log), rejected_(rejected), taken_(order) {}
 
   void Consider(Match&& m) {
-    Found f{std::move(m)};
-    const Rule& rule = *f.match.rule;
+    const Rule& rule = *m.rule;
     const Found* overlap = nullptr;
-    for (const sdk::Node& n : f.match.nodes)
+    for (const sdk::Node& n : m.nodes)
       if (const Found* by = taken_.Find(n)) overlap = by;
     std::string why;
     GroupCost cost;
     bool estimated = false;
+    size_t exits = 0;
     if (overlap) {
-      why = "overlaps rule " + overlap->match.rule->name + " (benefit " + std::to_string(overlap->match.rule->benefit) +
-            ") at " + NodeLabel(overlap->match.root);
+      why = "overlaps rule " + overlap->rule->name + " (benefit " + std::to_string(overlap->rule->benefit) + ") at " +
+            NodeLabel(overlap->root);
     } else if (rule.action == Rule::Action::kFuse) {
-      const std::vector<sdk::Value> outputs = FusedOutputs(f.match);
-      f.exits = outputs.size();
-      why = GroupLegality(graph_, f.match.nodes, outputs);
+      const std::vector<sdk::Value> outputs = FusedOutputs(m);
+      exits = outputs.size();
+      why = GroupLegality(graph_, m.nodes, outputs);
       if (why.empty() && with_target_) {
-        cost = EstimateGroup(f.match.nodes);
+        cost = EstimateGroup(m.nodes);
         estimated = true;
         if (!cost.feasible) why = "the target cannot run it as one kernel: " + cost.reason;
       }
-    } else if (const auto [name, other] = BoundReplacedValue(f.match, replaced_); other) {
-      why = "reads '" + name + "', which rule " + other->match.rule->name + " rewrites at " +
-            NodeLabel(other->match.root) + " in this round (tried again in the next)";
+    } else if (const auto [name, other] = BoundReplacedValue(m, replaced_); other) {
+      why = "reads '" + name + "', which rule " + other->rule->name + " rewrites at " + NodeLabel(other->root) +
+            " in this round (tried again in the next)";
     } else {
-      why = GroupLegality(graph_, f.match.nodes, {f.match.root.Output(0)});
-      if (why.empty()) why = CheckRewrite(f.match);
+      why = GroupLegality(graph_, m.nodes, {m.root.Output(0)});
+      if (why.empty()) why = CheckRewrite(m);
     }
     const std::string decision = !why.empty() ? "rejected" : rule.action == Rule::Action::kFuse ? "fused" : "rewritten";
     log_.Note(rule.name, decision, [&] {
-      Candidate c = Describe(f);
+      Candidate c = Describe(rule, m.root, m.nodes);
       c.decision = decision;
       c.reason = why;
-      if (!estimated && why.empty() && rule.action == Rule::Action::kFuse) cost = EstimateGroup(f.match.nodes), estimated = true;
+      if (!estimated && why.empty() && rule.action == Rule::Action::kFuse) cost = EstimateGroup(m.nodes), estimated = true;
       if (estimated) {
         c.gain_seconds = cost.Gain();
         c.relative_gain = cost.RelativeGain();
@@ -146,15 +155,20 @@ class Acceptor {
       ++rejected_;
       return;
     }
-    // What a fused group no longer needs: ApplyFuse reads the variables and labels only to find extra outputs.
-    if (rule.action == Rule::Action::kFuse && rule.extra_outputs.empty()) f.match.vars = {}, f.match.labels = {};
-    accepted_.push_back(std::move(f));
-    const Found& kept = accepted_.back();  // a deque: kept candidates never move
-    for (const sdk::Node& n : kept.match.nodes) taken_.Set(n, &kept);
+    Found& kept = accepted_.emplace_back();  // a deque: kept candidates never move
+    kept.rule = &rule;
+    kept.root = m.root;
+    kept.first = static_cast<uint32_t>(pool_.size());
+    kept.count = static_cast<uint32_t>(m.nodes.size());
+    kept.exits = static_cast<uint32_t>(exits);
+    pool_.insert(pool_.end(), m.nodes.begin(), m.nodes.end());
+    for (const sdk::Node& n : m.nodes) taken_.Set(n, &kept);
     if (rule.action == Rule::Action::kRewrite)
-      for (const sdk::Node& n : kept.match.nodes)
+      for (const sdk::Node& n : m.nodes)
         for (const sdk::Value& out : n.Outputs())
           if (out) replaced_.emplace(out.raw(), &kept);
+    if (rule.action == Rule::Action::kRewrite || !rule.extra_outputs.empty())
+      kept.full = std::make_unique<Match>(std::move(m));
   }
 
   // The kept candidates, in the order they were kept. The maps of what is taken go first.
@@ -162,6 +176,17 @@ class Acceptor {
     taken_ = TakenNodes({});
     replaced_ = {};
     return accepted_;
+  }
+  std::span<const sdk::Node> NodesOf(const Found& f) const { return {pool_.data() + f.first, f.count}; }
+  // The match to apply: the whole one where kept, else made again from the rule, root and nodes (all ApplyFuse reads).
+  Match MatchOf(Found& f) const {
+    if (f.full) return std::move(*f.full);
+    Match m;
+    m.rule = f.rule;
+    m.root = f.root;
+    const std::span<const sdk::Node> nodes = NodesOf(f);
+    m.nodes.assign(nodes.begin(), nodes.end());
+    return m;
   }
 
  private:
@@ -174,6 +199,7 @@ class Acceptor {
   // the rewrite's result), so a rewrite applied after it must not have bound one.
   std::unordered_map<KilnValue*, const Found*> replaced_;
   std::deque<Found> accepted_;
+  std::vector<sdk::Node> pool_;  // the kept candidates' nodes
 };
 
 // The rules' distinct benefits, highest first.
@@ -227,17 +253,19 @@ void PatternFusionPass::Run(sdk::PassContext& ctx, sdk::Graph graph) {
     std::vector<double> priority;
     std::vector<Found*> multi_found;
     for (Found* f : accepted)
-      if (f->match.rule->action == Rule::Action::kFuse && f->exits > 1) {
-        multi.push_back(f->match.nodes);
-        priority.push_back(f->match.rule->benefit);
+      if (f->rule->action == Rule::Action::kFuse && f->exits > 1) {
+        const std::span<const sdk::Node> nodes = acceptor.NodesOf(*f);
+        multi.emplace_back(nodes.begin(), nodes.end());
+        priority.push_back(f->rule->benefit);
         multi_found.push_back(f);
       }
     if (!multi.empty()) {
       for (size_t i : GroupsMakingCycles(graph, multi, priority)) {
         accepted.erase(std::find(accepted.begin(), accepted.end(), multi_found[i]));
         const std::string why = "fusing it with the other groups would make a cycle between the calls";
-        log.Note(multi_found[i]->match.rule->name, "rejected", [&] {
-          Candidate c = Describe(*multi_found[i]);
+        const Found& dropped = *multi_found[i];
+        log.Note(dropped.rule->name, "rejected", [&] {
+          Candidate c = Describe(*dropped.rule, dropped.root, acceptor.NodesOf(dropped));
           c.decision = "rejected";
           c.reason = why;
           return c;
@@ -248,12 +276,13 @@ void PatternFusionPass::Run(sdk::PassContext& ctx, sdk::Graph graph) {
     }
     if (accepted.empty()) break;
     for (Found* f : accepted) {
-      if (f->match.rule->action == Rule::Action::kFuse) {
-        ApplyFuse(f->match, graph);
+      const Match m = acceptor.MatchOf(*f);
+      if (f->rule->action == Rule::Action::kFuse) {
+        ApplyFuse(m, graph);
         ++fused;
-        nodes_fused += static_cast<int64_t>(f->match.nodes.size());
+        nodes_fused += static_cast<int64_t>(f->count);
       } else {
-        ApplyRewrite(f->match, graph);
+        ApplyRewrite(m, graph);
         ++rewritten;
       }
       Release(*f);
