@@ -49,6 +49,11 @@ class NodeList {
       SkipHoles();
       return *this;
     }
+    iterator operator++(int) {
+      iterator old = *this;
+      ++*this;
+      return old;
+    }
     bool operator==(const iterator& o) const { return AtEnd() ? o.AtEnd() : !o.AtEnd() && at_ == o.at_; }
 
    private:
@@ -82,5 +87,7 @@ class NodeList {
   std::vector<std::unique_ptr<Node>> slots_;
   size_t holes_ = 0;
 };
+
+static_assert(std::input_iterator<NodeList::iterator>);
 
 }  // namespace kiln
