@@ -65,8 +65,7 @@ Value* Graph::NewValue(std::string name) {
   Value* v = owned.get();
   v->name_ = std::move(name);
   v->graph_ = this;
-  v->index_ = static_cast<uint32_t>(values_.size());
-  values_.push_back(std::move(owned));
+  values_.Append(std::move(owned));
   if (!v->name_.empty()) {
     by_name_.Insert(v);
     names().Note(v->name_);
@@ -99,8 +98,7 @@ Node* Graph::AddNodeWithOutputs(std::string op_type, std::string domain, std::st
   n->op_ = Node::OpKeyOf(std::move(op_type), std::move(domain));
   n->name_ = std::move(name);
   n->graph_ = this;
-  n->index_ = static_cast<uint32_t>(nodes_.slots_.size());
-  nodes_.slots_.push_back(std::move(owned));
+  nodes_.Append(std::move(owned));
   model_->NoteNewNode(n);
   BumpStructure();
   Journal& j = model_->journal();
@@ -149,14 +147,12 @@ void Graph::RemoveNode(Node* n) {
   for (const std::string& name : inner) names().Forget(name);
   n->deleted_ = true;
   if (n->has_subgraphs()) --subgraph_holders_;
-  model_->Bury(std::move(nodes_.slots_[n->index_]));
-  ++nodes_.holes_;
+  model_->Bury(nodes_.Take(n));
   BumpStructure();
   Journal& j = model_->journal();
   if (j.active()) {
     j.Record([this, n, inner = std::move(inner), inputs = std::move(inputs)] {
-      n->index_ = static_cast<uint32_t>(nodes_.slots_.size());
-      nodes_.slots_.push_back(model_->Unbury(n));
+      nodes_.Append(model_->Unbury(n));
       n->deleted_ = false;
       if (n->has_subgraphs()) ++subgraph_holders_;
       for (const std::string& name : inner) names().Note(name);
@@ -178,9 +174,8 @@ Value* Graph::LookupValue(std::string_view name) const {
 
 std::vector<Value*> Graph::values() const {
   std::vector<Value*> out;
-  out.reserve(values_.size() - removed_values_);
-  for (const auto& v : values_)
-    if (v) out.push_back(v.get());
+  out.reserve(values_.size());
+  for (const auto& v : values_) out.push_back(v.get());
   return out;
 }
 
@@ -244,18 +239,11 @@ void Graph::RemoveValue(Value* v) {
     names().Forget(v->name_);
   }
   v->deleted_ = true;
-  model_->Bury(std::move(values_[v->index_]));
-  ++removed_values_;
-  if (removed_values_ > 1024 && 2 * removed_values_ > values_.size()) {  // compacted, order kept
-    std::erase(values_, nullptr);
-    removed_values_ = 0;
-    for (size_t i = 0; i < values_.size(); ++i) values_[i]->index_ = static_cast<uint32_t>(i);
-  }
+  model_->Bury(values_.Take(v));
   Journal& j = model_->journal();
   if (j.active()) {
     j.Record([this, v] {
-      v->index_ = static_cast<uint32_t>(values_.size());
-      values_.push_back(model_->Unbury(v));
+      values_.Append(model_->Unbury(v));
       v->deleted_ = false;
       if (!v->name_.empty()) {
         by_name_.Insert(v);
@@ -467,11 +455,9 @@ Value* Graph::AddSparseInitializer(SparseTensor t) {
 
 std::string Graph::FreshName(std::string_view hint) const { return names().Fresh(hint); }
 
-void Graph::CompactNodes() {
-  if (nodes_.holes_ == 0) return;
-  std::erase(nodes_.slots_, nullptr);
-  nodes_.holes_ = 0;
-  for (size_t i = 0; i < nodes_.slots_.size(); ++i) nodes_.slots_[i]->index_ = static_cast<uint32_t>(i);
+void Graph::CompactLists() {
+  nodes_.Compact();
+  values_.Compact();
 }
 
 size_t Graph::CountNodes(bool include_subgraphs) const {

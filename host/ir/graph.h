@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "ir/node.h"
-#include "ir/node_list.h"
+#include "ir/owner_list.h"
 #include "ir/value.h"
 #include "ir/value_index.h"
 
@@ -68,8 +68,8 @@ class Graph {
   // Makes `order` (every node of this graph once, in a topological order: the caller checks) the order in which
   // TopologicalOrder lists them and export writes them, by setting the nodes' position hints. Journaled.
   void SetNodeOrder(const std::vector<Node*>& order);
-  // Closes up the holes removed nodes left in nodes(), keeping the order (Model::CollectGarbage: between passes).
-  void CompactNodes();
+  // Closes up the holes removed nodes and values left, keeping the order (Model::CollectGarbage: between passes).
+  void CompactLists();
 
   // ---- values
   Value* FindValue(std::string_view name) const;  // this scope only
@@ -170,10 +170,7 @@ class Graph {
   mutable std::shared_ptr<void> analysis_data_;
   std::string name_, doc_string_;
   NodeList nodes_;
-  // In creation order (a value put back by a rollback goes last), null where one was removed; Value::index_ is a
-  // value's place. A list took a 32-byte node per value beside it (the 1M-node chain's 1.67M values: 53 MB).
-  std::vector<std::unique_ptr<Value>> values_;
-  size_t removed_values_ = 0;  // the nulls in values_
+  OwnerList<Value> values_;  // in creation order; values() copies them out
   ValueIndex by_name_;
   std::vector<Value*> inputs_, outputs_, value_infos_, sparse_initializers_;
   // RemoveValue leaves a removed initializer's entry in place and counts it; initializers() drops those entries

@@ -50,11 +50,11 @@ void Model::CollectGarbage(bool within_pass) {
     return;
   // Walking every graph after every pass shows on a large model: with nothing to free and nothing carried over,
   // the cached analyses are current or staled by their structure stamps, and no freed address can come back.
-  // The model's own graphs: the holes of removed nodes close up here, between passes, where no loop over a
-  // graph's nodes runs (NodeList).
+  // The model's own graphs: the holes of removed nodes and values close up here, between passes, where no loop
+  // over a graph's nodes runs (OwnerList).
   ForEachGraph(*this, [within_pass](const Graph& g) {
     g.ClearAnalyses();
-    if (!within_pass) const_cast<Graph&>(g).CompactNodes();
+    if (!within_pass) const_cast<Graph&>(g).CompactLists();
   });
   analyses_carried_over = false;
   // Removed values leave their value_info and initializer entries behind (Graph::RemoveValue); they go before the

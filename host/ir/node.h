@@ -85,6 +85,7 @@ class Node {
 
  private:
   friend class Graph;
+  template <typename> friend class OwnerList;
   friend class Model;
 
   // For Graph's node addition and removal, which journal these themselves (one undo step per node, not one per
@@ -99,7 +100,7 @@ class Node {
 
   bool deleted_ = false;  // first: beside `scratch`, in what would be its padding
   bool shape_dirty_ = true;
-  uint32_t index_ = 0;  // in its graph's NodeList
+  uint32_t index_ = 0;  // in its graph's OwnerList
   uint64_t id_ = 0;
   int64_t order_ = 0;
   // An op type and a domain, both Interned; the pair is kept once for the process too (OpKeyOf), so that a node

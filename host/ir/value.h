@@ -71,6 +71,7 @@ class Value {
 
  private:
   friend class Graph;
+  template <typename> friend class OwnerList;
   friend class Node;
   friend class Model;
 
@@ -104,7 +105,7 @@ class Value {
   uint32_t graph_input_refs_ = 0, graph_output_refs_ = 0;
   bool deleted_ = false;
   bool in_value_info_ = false;
-  uint32_t index_ = 0;  // in its graph's values_
+  uint32_t index_ = 0;  // in its graph's OwnerList
 };
 
 }  // namespace kiln

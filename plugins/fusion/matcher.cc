@@ -41,17 +41,6 @@ std::optional<double> ElementAt(const sdk::TensorView& t, size_t i) {
   return ElementAt(t.ElemType(), static_cast<const unsigned char*>(t.Data()), i);
 }
 
-// The bytes of one element of the types ElementAt reads; 0 for any other.
-size_t ElementBytes(int32_t elem) {
-  switch (elem) {
-    case KILN_ELEM_DOUBLE: case KILN_ELEM_INT64: return 8;
-    case KILN_ELEM_FLOAT: case KILN_ELEM_INT32: return 4;
-    case KILN_ELEM_FLOAT16: case KILN_ELEM_BFLOAT16: return 2;
-    case KILN_ELEM_INT8: case KILN_ELEM_UINT8: case KILN_ELEM_BOOL: return 1;
-    default: return 0;
-  }
-}
-
 // The elements of a constant whose type is static, from its type; -1 for another.
 int64_t StaticElementCount(const sdk::Value& v) {
   if (!v.HasStaticShape()) return -1;
@@ -74,7 +63,7 @@ std::optional<double> UniformConstantRead(const sdk::Value& v, bool& read) {
   read = false;
   const KilnHostApi& h = sdk::Host();
   const int32_t elem = v.ElemType();
-  const size_t bytes = ElementBytes(elem);
+  const size_t bytes = elem == KILN_ELEM_STRING ? 0 : kiln_elem_type_size(elem);
   const int64_t count = StaticElementCount(v);
   if (bytes == 0 || count < 1 || !KILN_HOST_HAS(&h, value_constant_read) || h.value_constant_read == nullptr)
     return std::nullopt;

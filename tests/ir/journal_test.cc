@@ -240,9 +240,9 @@ TEST(Journal, RemovedInitializersLeaveTheListInOrderAndComeBackInPlace) {
   EXPECT_EQ(g.initializers(), without({added[0], added[2]}));
 }
 
-// A graph keeps its values in creation order with a hole where one was removed, closed up once holes are half the
-// list: values() skips the holes and keeps the order, a rollback puts each removed value back (last), and the
-// values removed before a commit are freed by the garbage collection.
+// A graph keeps its values in creation order with a hole where one was removed, closed up by the garbage
+// collection: values() skips the holes and keeps the order, a rollback puts each removed value back (last), and
+// the values removed before a commit are freed by the garbage collection.
 TEST(Journal, RemovedValuesLeaveTheOrderOfTheRestAndComeBack) {
   auto m = ParseModelWithFunctions(kScaleModel, {});
   ASSERT_TRUE(m);
@@ -260,7 +260,7 @@ TEST(Journal, RemovedValuesLeaveTheOrderOfTheRestAndComeBack) {
     if (i % 4 == 3) {
       left.push_back(added[i]);
     } else {
-      g.RemoveValue(added[i]);  // 3,750 of 5,000: the list is closed up on the way
+      g.RemoveValue(added[i]);  // 3,750 of 5,000
       removed.push_back(added[i]);
     }
   }

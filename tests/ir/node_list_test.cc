@@ -1,4 +1,4 @@
-// NodeList (host/ir/node_list.h): a graph's nodes in a vector with holes, read as the std::list it replaced was.
+// NodeList (host/ir/owner_list.h): a graph's nodes in a vector with holes, read as the std::list it replaced was.
 // A loop over a graph's nodes meets the nodes added while it runs and not those removed meanwhile (the current one
 // included); the holes close up in the garbage collection between passes, order kept; a rollback puts removed
 // nodes back last.
