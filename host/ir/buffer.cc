@@ -96,6 +96,22 @@ class ZeroedBuffer final : public Buffer {
   size_t size_;
 };
 
+// One piece of a Buffer::Pack block: a header (this object) and then its bytes. The block frees its memory without
+// running the pieces' destructors, which have nothing to do.
+class PackedPiece final : public Buffer {
+ public:
+  static constexpr size_t kHeader = 16;  // keeps the bytes after it aligned as the block is (16 or more)
+  explicit PackedPiece(size_t size) : size_(size) {}
+  const std::byte* data() const override { return reinterpret_cast<const std::byte*>(this) + kHeader; }
+  size_t size() const override { return size_; }
+  // The bytes a piece of `size` takes in its block, header included.
+  static size_t Footprint(size_t size) { return kHeader + (size + kHeader - 1) / kHeader * kHeader; }
+
+ private:
+  size_t size_;
+};
+static_assert(sizeof(PackedPiece) <= PackedPiece::kHeader && alignof(PackedPiece) <= PackedPiece::kHeader);
+
 std::atomic<uint64_t> aligned_copy_bytes{0};
 
 // The mapped files that keep their descriptor open, by the address their mapping starts at: for file_span() and
@@ -229,6 +245,24 @@ std::shared_ptr<const Buffer> Buffer::Copy(std::span<const std::byte> bytes) {
 }
 
 std::shared_ptr<const Buffer> Buffer::Zeros(size_t n) { return std::make_shared<ZeroedBuffer>(n); }
+
+std::vector<std::shared_ptr<const Buffer>> Buffer::Pack(std::span<const std::span<const std::byte>> pieces) {
+  std::vector<std::shared_ptr<const Buffer>> out;
+  if (pieces.empty()) return out;
+  size_t total = 0;
+  for (std::span<const std::byte> p : pieces) total += PackedPiece::Footprint(p.size());
+  // Written once here, before any piece is shared.
+  std::shared_ptr<const Buffer> block = Zeros(total);
+  auto* at = const_cast<std::byte*>(block->data());
+  out.reserve(pieces.size());
+  for (std::span<const std::byte> p : pieces) {
+    auto* piece = new (at) PackedPiece(p.size());
+    if (!p.empty()) std::memcpy(at + PackedPiece::kHeader, p.data(), p.size());
+    out.emplace_back(block, piece);  // shares the block's ownership
+    at += PackedPiece::Footprint(p.size());
+  }
+  return out;
+}
 
 std::shared_ptr<const Buffer> Buffer::Slice(std::shared_ptr<const Buffer> whole, size_t offset, size_t size) {
   if (offset == 0 && size == whole->size()) return whole;

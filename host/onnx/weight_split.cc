@@ -164,34 +164,25 @@ class Splitter {
   // Windows onto the mapping for weights of a page or more; one at an offset not aligned for its element type
   // copies itself, aligned, only when something reads it typed (Buffer::AlignedSlice), so a weight that is only
   // written out again is never copied (113 of BERT's 126 MB sit at such offsets). Smaller weights are copied into
-  // one arena (huge pages where the kernel gives them: one page fault per 2 MB instead of 512). Then every mapped
+  // one block (Buffer::Pack: huge pages where the kernel gives them, one page fault per 2 MB instead of 512). Then every mapped
   // page that neither a window nor the main graph's nodes cover is given back: the walk read the whole file and the
   // skeleton is a copy, so those pages would otherwise stay resident for the whole compile (a 100k-node graph's
   // 15 MB, its 64-byte weights spread over every page, were all held). The nodes' pages go as they are parsed.
   void Lend(std::vector<std::shared_ptr<const Buffer>>& raw, const std::vector<std::pair<size_t, size_t>>& node_runs) {
     std::vector<const Lent*> copies;
+    std::vector<std::span<const std::byte>> copied;
     std::vector<std::pair<size_t, size_t>> windows;  // [offset, end)
-    size_t arena_bytes = 0;
     for (const Lent& l : lent_) {
       if (l.size == 0 || l.size >= Buffer::PageSize()) {
         raw[l.index] = Buffer::AlignedSlice(file_, l.offset, l.size, Alignment(l.data_type));
         windows.emplace_back(l.offset, l.offset + l.size);
       } else {
         copies.push_back(&l);
-        arena_bytes += (l.size + 63) / 64 * 64;
+        copied.emplace_back(reinterpret_cast<const std::byte*>(base_) + l.offset, l.size);
       }
     }
-    if (!copies.empty()) {
-      // Fresh memory, huge pages and prefaulted where large (Buffer::Zeros), written once before it is shared.
-      std::shared_ptr<const Buffer> arena = Buffer::Zeros(arena_bytes);
-      auto* writable = const_cast<std::byte*>(arena->data());
-      size_t at = 0;
-      for (const Lent* l : copies) {
-        std::memcpy(writable + at, base_ + l->offset, l->size);
-        raw[l->index] = Buffer::Slice(arena, at, l->size);
-        at += (l->size + 63) / 64 * 64;
-      }
-    }
+    std::vector<std::shared_ptr<const Buffer>> packed = Buffer::Pack(copied);
+    for (size_t i = 0; i < copies.size(); ++i) raw[copies[i]->index] = std::move(packed[i]);
     std::vector<std::pair<size_t, size_t>> kept = windows;
     kept.insert(kept.end(), node_runs.begin(), node_runs.end());
     std::sort(windows.begin(), windows.end());

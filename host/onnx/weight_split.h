@@ -3,7 +3,7 @@
 // attributes, types, small tensors), and each weight of a page or more becomes a window onto the mapping; one whose
 // offset in the file is not aligned for its element type (kernels may assume aligned data) is copied, aligned, when
 // first read typed, and written out from the window. A weight smaller than a page is copied once instead, into one
-// arena in huge pages shared by all such copies. The mapped pages no window covers are then released, so that the
+// block shared by all such copies (Buffer::Pack). The mapped pages no window covers are then released, so that the
 // file's bytes do not stay in the resident set beside their copies. The main graph's nodes are taken out of the
 // skeleton as well: the importer parses them one at a time where they lie in the mapping and gives their pages back
 // as it passes them.

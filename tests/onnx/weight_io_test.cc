@@ -583,6 +583,37 @@ TEST(ZeroedBuffer, EverySizeIsZeroAndLargeBlocksAreAligned) {
   }
 }
 
+// Buffer::Pack: each piece reads back its own bytes, aligned for any element type, packed one after another in one
+// block (16 bytes of header each), and a piece outlives the others and the vector that returned it.
+TEST(Buffer, PackedPiecesHoldTheirBytesAndOutliveTheRest) {
+  const std::vector<size_t> sizes = {0, 1, 15, 16, 17, 64, 1000, 3};
+  std::vector<std::vector<std::byte>> bytes;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    bytes.emplace_back(sizes[i]);
+    for (size_t k = 0; k < sizes[i]; ++k) bytes.back()[k] = static_cast<std::byte>(31 * i + k);
+  }
+  std::vector<std::span<const std::byte>> pieces(bytes.begin(), bytes.end());
+  std::shared_ptr<const Buffer> last;
+  {
+    std::vector<std::shared_ptr<const Buffer>> packed = Buffer::Pack(pieces);
+    ASSERT_EQ(packed.size(), sizes.size());
+    for (size_t i = 0; i < sizes.size(); ++i) {
+      ASSERT_EQ(packed[i]->size(), sizes[i]) << i;
+      EXPECT_EQ(reinterpret_cast<uintptr_t>(packed[i]->data()) % 16, 0u) << i;
+      EXPECT_TRUE(std::equal(bytes[i].begin(), bytes[i].end(), packed[i]->data())) << i;
+      EXPECT_EQ(packed[i]->raw_bytes().data(), packed[i]->data()) << i;
+      if (i > 0) {  // the header, then the previous piece's bytes rounded up to 16
+        const size_t stride = 16 + (sizes[i - 1] + 15) / 16 * 16;
+        EXPECT_EQ(packed[i]->data() - packed[i - 1]->data(), static_cast<ptrdiff_t>(stride)) << i;
+      }
+    }
+    last = packed.back();
+  }
+  EXPECT_EQ(last->size(), sizes.back());
+  EXPECT_TRUE(std::equal(bytes.back().begin(), bytes.back().end(), last->data()));
+  EXPECT_TRUE(Buffer::Pack({}).empty());
+}
+
 // WriteModel streams the main graph's nodes, value_info entries and initializers one at a time, sized before they
 // are written, and the model's functions serialized as it exports them (a function whose body holds a subgraph with
 // its own raw initializer among them), where protobuf would write them: the file parses to the model
