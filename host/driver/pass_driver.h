@@ -94,6 +94,7 @@ class PassDriver {
   DriverOptions options_;
   std::vector<PassStats> stats_;
   std::vector<uint8_t> marks_;  // the running walks' node states, by node id (Walk)
+  uint32_t walks_running_ = 0;  // nested: a node holding subgraphs has them walked inside its own walk
   uint64_t visits_ = 0;
 };
 

@@ -143,6 +143,28 @@ TEST(PassDriver, WalksSubgraphsBeforeTheirNode) {
   EXPECT_EQ(then_branch->nodes().front()->input(0)->name(), "x");  // now reads the outer value directly
 }
 
+// A walk leaves no mark behind: the next walk of the same graph visits every node again, the subgraphs' nodes
+// included (the outermost walk clears all marks, the walks of subgraphs inside it their own).
+TEST(PassDriver, EachWalkVisitsEveryNodeAgain) {
+  auto m = ParseModel(M(R"(g (bool c, float[2] x) => (float[2] y) {
+    a = Relu(x)
+    y = If(c) <then_branch = t () => (float[2] ty) { ty = Relu(a) }, else_branch = e () => (float[2] ey) { ey = Neg(a) }>
+  })"));
+  ASSERT_TRUE(m);
+  std::vector<std::string> order;
+  LambdaPass rec("Record", [&](Node& n, PassContext&) {
+    order.push_back(n.op_type());
+    return false;
+  });
+  PassDriver d(*m, {});
+  const std::vector<std::string> once = {"Relu", "Relu", "Neg", "If"};
+  for (int walk = 0; walk < 3; ++walk) {
+    order.clear();
+    d.RunNodePasses({&rec});
+    EXPECT_EQ(order, once) << "walk " << walk;
+  }
+}
+
 TEST(PassDriver, FailingCallIsRolledBackBitIdentical) {
   const std::string text = M(R"(g (float[2] x) => (float[2] y) {
     a = Identity(x)
