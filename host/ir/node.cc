@@ -118,8 +118,13 @@ void Node::ResizeInputs(size_t n) {
   if (j.active()) j.Record([this, old_size] { inputs_.resize(old_size, nullptr); });
 }
 
+const std::vector<Attribute>& Node::NoAttributes() {
+  static const std::vector<Attribute> none;
+  return none;
+}
+
 const Attribute* Node::FindAttribute(std::string_view name) const {
-  for (const Attribute& a : attrs_)
+  for (const Attribute& a : attributes())
     if (a.name == name) return &a;
   return nullptr;
 }
@@ -163,49 +168,52 @@ void Node::SetAttribute(Attribute a) {
     g->owner_node_ = this;
   }
   Journal& j = JournalOf(this);
+  std::vector<Attribute>& attrs = MutableAttributes();
   // An undo step that discards an attribute set in the transaction hands its graphs to the model: the steps that
   // built them (a copied subgraph), recorded earlier, run after it and still refer to them.
-  auto it = std::find_if(attrs_.begin(), attrs_.end(), [&](const Attribute& x) { return x.name == a.name; });
-  if (it == attrs_.end()) {
-    EditAttributes([&] { attrs_.push_back(std::move(a)); });
+  auto it = std::find_if(attrs.begin(), attrs.end(), [&](const Attribute& x) { return x.name == a.name; });
+  if (it == attrs.end()) {
+    EditAttributes([&] { attrs.push_back(std::move(a)); });
     if (j.active())
       j.Record([this] {
         EditAttributes([&] {
-          graph_->model()->BuryGraphs(std::move(attrs_.back().graphs));
-          attrs_.pop_back();
+          graph_->model()->BuryGraphs(std::move(attrs_->back().graphs));
+          attrs_->pop_back();
         });
       });
     return;
   }
-  const size_t i = static_cast<size_t>(it - attrs_.begin());
+  const size_t i = static_cast<size_t>(it - attrs.begin());
   EditAttributes([&] {
     if (j.active()) {
-      auto old = std::make_shared<Attribute>(std::move(attrs_[i]));
+      auto old = std::make_shared<Attribute>(std::move(attrs[i]));
       j.Record([this, i, old] {
         EditAttributes([&] {
-          graph_->model()->BuryGraphs(std::move(attrs_[i].graphs));
-          attrs_[i] = std::move(*old);
+          graph_->model()->BuryGraphs(std::move((*attrs_)[i].graphs));
+          (*attrs_)[i] = std::move(*old);
         });
       });
     }
-    attrs_[i] = std::move(a);
+    attrs[i] = std::move(a);
   });
 }
 
 bool Node::RemoveAttribute(std::string_view name) {
-  auto it = std::find_if(attrs_.begin(), attrs_.end(), [&](const Attribute& x) { return x.name == name; });
-  if (it == attrs_.end()) return false;
+  if (!attrs_) return false;
+  std::vector<Attribute>& attrs = *attrs_;
+  auto it = std::find_if(attrs.begin(), attrs.end(), [&](const Attribute& x) { return x.name == name; });
+  if (it == attrs.end()) return false;
   if (!IsTemporaryMark(name)) MarkShapeDirty();
-  const size_t i = static_cast<size_t>(it - attrs_.begin());
+  const size_t i = static_cast<size_t>(it - attrs.begin());
   Journal& j = JournalOf(this);
   EditAttributes([&] {  // before the attribute is moved out for the undo step
     if (j.active()) {
-      auto old = std::make_shared<Attribute>(std::move(attrs_[i]));
+      auto old = std::make_shared<Attribute>(std::move(attrs[i]));
       j.Record([this, i, old] {
-        EditAttributes([&] { attrs_.insert(attrs_.begin() + static_cast<ptrdiff_t>(i), std::move(*old)); });
+        EditAttributes([&] { attrs_->insert(attrs_->begin() + static_cast<ptrdiff_t>(i), std::move(*old)); });
       });
     }
-    attrs_.erase(attrs_.begin() + static_cast<ptrdiff_t>(i));
+    attrs.erase(attrs.begin() + static_cast<ptrdiff_t>(i));
   });
   return true;
 }
@@ -216,13 +224,13 @@ void Node::SetAnnotation(const std::string& key, const std::optional<std::string
 
 std::vector<Graph*> Node::subgraphs() const {
   std::vector<Graph*> out;
-  for (const Attribute& a : attrs_)
+  for (const Attribute& a : attributes())
     for (const auto& g : a.graphs) out.push_back(g.get());
   return out;
 }
 
 bool Node::has_subgraphs() const {
-  for (const Attribute& a : attrs_)
+  for (const Attribute& a : attributes())
     if (!a.graphs.empty()) return true;
   return false;
 }
