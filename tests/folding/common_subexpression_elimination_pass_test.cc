@@ -298,6 +298,31 @@ TEST(CommonSubexpressionEliminationPass, KeepsTheNodeThatIsAGraphOutput) {
   })");
 }
 
+// Interleaved sets of equal nodes: each merges into the first of its set kept, whatever came between; two equal
+// graph outputs both stay, and a later twin of theirs merges into the first of them.
+TEST(CommonSubexpressionEliminationPass, MergesEachSetOfEqualNodesIntoTheFirstKept) {
+  ExpectRewrite(R"(g (float[2] x, float[2] w) => (float[2] o1, float[2] o2, float[2] y) {
+    a = Relu(x)
+    n1 = Neg(x)
+    b = Relu(x)
+    c = Relu(w)
+    n2 = Neg(x)
+    o1 = Sigmoid(x)
+    o2 = Sigmoid(x)
+    s3 = Sigmoid(x)
+    d = Relu(x)
+    y = Sum(a, b, c, d, n1, n2, s3)
+  })",
+                R"(g (float[2] x, float[2] w) => (float[2] o1, float[2] o2, float[2] y) {
+    a = Relu(x)
+    n1 = Neg(x)
+    c = Relu(w)
+    o1 = Sigmoid(x)
+    o2 = Sigmoid(x)
+    y = Sum(a, a, c, a, n1, n1, o1)
+  })");
+}
+
 TEST(CommonSubexpressionEliminationPass, ChangesNothingWithoutDuplicates) {
   // Different ops, different inputs, different attributes; two equal nodes that are both graph outputs (merging
   // would rename one); random ops (equal-looking but not equal).
