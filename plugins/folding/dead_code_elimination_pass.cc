@@ -5,21 +5,21 @@
 // producers of the outer values it reads). Then the dead nodes are deleted in reverse topological order.
 #include "dead_code_elimination_pass.h"
 
+#include <kiln/kiln_node_table.hpp>
 #include <kiln/kiln_plugin_parts.hpp>
 
 #include <string>
-#include <unordered_set>
 #include <vector>
 
 namespace kiln::folding {
 namespace {
 
-bool IsLive(const sdk::Node& n, const std::unordered_set<KilnNode*>& live) {
+bool IsLive(const sdk::Node& n, const sdk::NodeTable<uint8_t>& live) {
   for (const sdk::Value& out : n.Outputs()) {
     if (!out) continue;
     if (out.IsGraphOutput()) return true;
     for (const sdk::Use& use : out.Consumers())
-      if (live.count(use.node.raw())) return true;
+      if (live.Get(use.node)) return true;
   }
   return false;
 }
@@ -28,15 +28,17 @@ bool IsLive(const sdk::Node& n, const std::unordered_set<KilnNode*>& live) {
 
 void DeadCodeEliminationPass::Run(sdk::PassContext& ctx, sdk::Graph graph) {
   std::vector<sdk::Node> nodes = graph.Nodes();
-  std::unordered_set<KilnNode*> live;
+  // Only the graph's own nodes are set: a reader elsewhere (inside a subgraph) reads as dead here, as it did when
+  // this was a hash set of the graph's live nodes.
+  sdk::NodeTable<uint8_t> live(nodes);
   for (bool grew = true; grew;) {
     grew = false;
     for (auto it = nodes.rbegin(); it != nodes.rend(); ++it)
-      if (!live.count(it->raw()) && IsLive(*it, live)) live.insert(it->raw()), grew = true;
+      if (!live.Get(*it) && IsLive(*it, live)) live.Set(*it, 1), grew = true;
   }
   int64_t removed = 0;
   for (auto it = nodes.rbegin(); it != nodes.rend(); ++it) {
-    if (live.count(it->raw())) continue;
+    if (live.Get(*it)) continue;
     it->Delete();
     ++removed;
   }
