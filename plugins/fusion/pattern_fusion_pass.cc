@@ -214,6 +214,10 @@ void PatternFusionPass::Run(sdk::PassContext& ctx, sdk::Graph graph) {
           if (operands.MayMatch(**it))
             if (std::optional<Match> m = MatchRule(**it, order[i], opset)) acceptor.Consider(std::move(*m));
       }
+    // Neither the order nor the rules tried at each node is read again this round: their 16 bytes a node go before
+    // the groups are applied, when the graph holds the new calls beside the nodes they replace.
+    std::vector<const std::vector<const Rule*>*>().swap(tried_at);
+    std::vector<sdk::Node>().swap(order);
     std::deque<Found>& kept = acceptor.Kept();
     std::vector<Found*> accepted;
     accepted.reserve(kept.size());
@@ -257,8 +261,8 @@ void PatternFusionPass::Run(sdk::PassContext& ctx, sdk::Graph graph) {
       }
       Release(*f);
       // The graph is whole between two groups: the host may keep what is applied and free the nodes it replaced
-      // (ABI 1.13). Nothing here holds a handle of a removed node: `order` is not read again this round, and the
-      // groups still to apply are disjoint from the applied ones.
+      // (ABI 1.13). Nothing here holds a handle of a removed node: `order` is gone, and the groups still to apply
+      // are disjoint from the applied ones.
       ctx.Checkpoint();
     }
   }
