@@ -6,6 +6,7 @@
 #include <deque>
 #include <functional>
 #include <memory>
+#include <utility>
 
 namespace kiln {
 
@@ -14,17 +15,35 @@ class Journal {
   bool active() const { return active_; }
   void Begin() {
     active_ = true;
-    if (undo_) undo_->clear();
+    Clear();
   }
   void Record(std::function<void()> undo) {
     if (!active_) return;
     if (!undo_) undo_ = std::make_unique<std::deque<std::function<void()>>>();
     undo_->push_back(std::move(undo));
   }
+  // Records that `slot` (a pointer member) is about to change: a rollback gives it back its value now. Consecutive
+  // records of one pointer type share one undo step, 16 bytes each where a step of its own took 32: shape inference
+  // sets the type of every value of a graph (the 1M-node chain: 1.67M types, 53 MB of steps).
+  template <typename T>
+  void RecordPointer(T*& slot) {
+    if (!active_) return;
+    static const char kind = 0;  // one address per T
+    if (run_kind_ != &kind || size() != run_end_) {
+      auto run = std::make_shared<std::deque<std::pair<T**, T*>>>();
+      Record([run] {
+        for (auto it = run->rbegin(); it != run->rend(); ++it) *it->first = it->second;
+      });
+      run_ = run.get();
+      run_kind_ = &kind;
+      run_end_ = size();
+    }
+    static_cast<std::deque<std::pair<T**, T*>>*>(run_)->emplace_back(&slot, slot);
+  }
   // Keeps the changes.
   void Commit() {
     active_ = false;
-    if (undo_) undo_->clear();
+    Clear();
   }
   // Undoes every change since Begin, newest first.
   void Rollback() {
@@ -32,7 +51,7 @@ class Journal {
     active_ = false;  // undo steps must not record themselves
     if (!undo_) return;
     for (auto it = undo_->rbegin(); it != undo_->rend(); ++it) (*it)();
-    undo_->clear();
+    Clear();
   }
   size_t size() const { return undo_ ? undo_->size() : 0; }
   // How many rollbacks any journal of the process made so far: caches of derived facts (inferred shapes) start
@@ -49,6 +68,17 @@ class Journal {
   // Made on the first record: every plugin pass call runs in a journal of its own, most record nothing, and an
   // empty deque is two allocations to make (and one more each time it is moved from), 6% of a 100k-node compile.
   std::unique_ptr<std::deque<std::function<void()>>> undo_;
+  // The run RecordPointer extends: its entries (a deque of (slot, old value) of the pointer type whose tag is
+  // run_kind_), extended only while its step is still the last one (undo_ holds run_end_ steps).
+  void* run_ = nullptr;
+  const void* run_kind_ = nullptr;
+  size_t run_end_ = 0;
+  void Clear() {
+    if (undo_) undo_->clear();
+    run_ = nullptr;
+    run_kind_ = nullptr;
+    run_end_ = 0;
+  }
 };
 
 }  // namespace kiln

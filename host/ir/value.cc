@@ -15,8 +15,8 @@ void Value::SetType(Type t) {
   if (interned == type_) return;  // equal types, one entry: unchanged
   MarkReadersShapeDirty();
   Journal& j = m.journal();
-  // The old type stays in the table, so the undo step holds a pointer and fits in the std::function itself.
-  if (j.active()) j.Record([this, old = type_] { type_ = old; });
+  // The old type stays in the table, so the undo step holds a pointer.
+  j.RecordPointer(type_);
   type_ = interned;
 }
 

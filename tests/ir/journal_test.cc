@@ -70,6 +70,42 @@ TEST(Journal, RollbackUndoesEveryKindOfMutation) {
   EXPECT_EQ(Bytes(*m), before);
 }
 
+// RecordPointer's runs and the steps recorded between them undo newest first, as steps each of their own would:
+// a step between two runs that restores the same pointer runs between them, and a run of another pointer type is
+// a run of its own.
+TEST(Journal, PointerRunsAndOtherStepsUndoInTheOrderTheyWereMade) {
+  Journal j;
+  const int a = 1, b = 2, c = 3;
+  const char x = 'x', y = 'y';
+  const int* p = &a;
+  const int* q = &a;
+  const char* r = &x;
+  j.Begin();
+  j.RecordPointer(p), p = &b;  // run 1
+  j.RecordPointer(q), q = &b;
+  j.Record([&p, old = p] { p = old; }), p = &c;  // back to &b
+  j.RecordPointer(p), p = &a;  // run 2
+  j.RecordPointer(p), p = &c;
+  j.RecordPointer(r), r = &y;  // run 3: another pointer type
+  j.RecordPointer(p), p = &b;  // run 4
+  EXPECT_EQ(j.size(), 5u);
+  j.Rollback();
+  EXPECT_EQ(p, &a);
+  EXPECT_EQ(q, &a);
+  EXPECT_EQ(r, &x);
+  // Outside a transaction nothing is recorded; a new transaction starts new runs.
+  j.RecordPointer(p), p = &c;
+  EXPECT_EQ(j.size(), 0u);
+  j.Begin();
+  j.RecordPointer(p), p = &b;
+  j.Commit();
+  j.Begin();
+  j.RecordPointer(p), p = &a;
+  EXPECT_EQ(j.size(), 1u);
+  j.Rollback();
+  EXPECT_EQ(p, &b);
+}
+
 TEST(Journal, CommitKeepsTheChanges) {
   auto m = ParseModelWithFunctions(kScaleModel, {ScaleFunction()});
   ASSERT_TRUE(m);
