@@ -21,6 +21,15 @@ constexpr const char* kHeader = R"(<ir_version: 8, opset_import: ["" : 17]>)";
 
 std::string M(const std::string& body) { return std::string(kHeader) + "\n" + body; }
 
+// A node pass that records the op type of each node it is called on, in call order, and changes nothing.
+struct OpTypeRecorder {
+  std::vector<std::string> order;
+  LambdaPass pass{"Record", [this](Node& n, PassContext&) {
+                    order.push_back(n.op_type());
+                    return false;
+                  }};
+};
+
 TEST(PassDriver, RemovesIdentityChainGolden) {
   auto m = ParseModel(M(R"(g (float[2] x) => (float[2] y) {
     a = Identity(x)
@@ -60,14 +69,10 @@ TEST(PassDriver, VisitsInKahnOrderEvenWhenStoredOutOfOrder) {
     b = Relu(x)
   })"));
   ASSERT_TRUE(m);
-  std::vector<std::string> order;
-  LambdaPass p("Record", [&](Node& n, PassContext&) {
-    order.push_back(n.op_type());
-    return false;
-  });
+  OpTypeRecorder rec;
   PassDriver d(*m, {});
-  d.RunNodePasses({&p});
-  EXPECT_EQ(order, (std::vector<std::string>{"Relu", "Neg", "Abs"}));
+  d.RunNodePasses({&rec.pass});
+  EXPECT_EQ(rec.order, (std::vector<std::string>{"Relu", "Neg", "Abs"}));
 }
 
 TEST(PassDriver, ImmediateRepassRunsNextAndRepassRunsLater) {
@@ -129,15 +134,11 @@ TEST(PassDriver, WalksSubgraphsBeforeTheirNode) {
       ty = Relu(ti) }, else_branch = e () => (float[2] ey) { ey = Neg(x) }>
   })"));
   ASSERT_TRUE(m);
-  std::vector<std::string> order;
-  LambdaPass rec("Record", [&](Node& n, PassContext&) {
-    order.push_back(n.op_type());
-    return false;
-  });
+  OpTypeRecorder rec;
   LambdaPass rm("RemoveIdentity", testing::RemoveIdentity);
   PassDriver d(*m, {.verify_each = true});
-  d.RunNodePasses({&rec, &rm});
-  EXPECT_EQ(order, (std::vector<std::string>{"Identity", "Relu", "Neg", "If"}));
+  d.RunNodePasses({&rec.pass, &rm});
+  EXPECT_EQ(rec.order, (std::vector<std::string>{"Identity", "Relu", "Neg", "If"}));
   const Graph* then_branch = m->graph().nodes().front()->subgraphs()[0];
   EXPECT_EQ(then_branch->num_nodes(), 1u);
   EXPECT_EQ(then_branch->nodes().front()->input(0)->name(), "x");  // now reads the outer value directly
@@ -151,17 +152,13 @@ TEST(PassDriver, EachWalkVisitsEveryNodeAgain) {
     y = If(c) <then_branch = t () => (float[2] ty) { ty = Relu(a) }, else_branch = e () => (float[2] ey) { ey = Neg(a) }>
   })"));
   ASSERT_TRUE(m);
-  std::vector<std::string> order;
-  LambdaPass rec("Record", [&](Node& n, PassContext&) {
-    order.push_back(n.op_type());
-    return false;
-  });
+  OpTypeRecorder rec;
   PassDriver d(*m, {});
   const std::vector<std::string> once = {"Relu", "Relu", "Neg", "If"};
   for (int walk = 0; walk < 3; ++walk) {
-    order.clear();
-    d.RunNodePasses({&rec});
-    EXPECT_EQ(order, once) << "walk " << walk;
+    rec.order.clear();
+    d.RunNodePasses({&rec.pass});
+    EXPECT_EQ(rec.order, once) << "walk " << walk;
   }
 }
 
