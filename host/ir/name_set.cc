@@ -5,7 +5,7 @@ namespace kiln {
 void NameSet::Build() {
   if (built_) return;
   built_ = true;
-  collect_([this](const std::string& n) { ++counts_[Key(n)]; });
+  collect_([this](std::string_view n) { ++counts_[Key(n)]; });
 }
 
 bool NameSet::Contains(std::string_view name) {
@@ -13,12 +13,12 @@ bool NameSet::Contains(std::string_view name) {
   return counts_.find(Key(name)) != counts_.end();
 }
 
-void NameSet::Note(const std::string& name) {
+void NameSet::Note(std::string_view name) {
   if (!built_) return;
-  if (reserved_.erase(name) == 0) ++counts_[Key(name)];
+  if (reserved_.empty() || reserved_.erase(std::string(name)) == 0) ++counts_[Key(name)];
 }
 
-void NameSet::Forget(const std::string& name) {
+void NameSet::Forget(std::string_view name) {
   if (!built_) return;
   auto it = counts_.find(Key(name));
   if (it != counts_.end() && --it->second == 0) counts_.erase(it);

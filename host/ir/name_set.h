@@ -22,7 +22,7 @@ namespace kiln {
 class NameSet {
  public:
   // `collect` lists every name of the tree; it is called once, when the set is first needed.
-  explicit NameSet(std::function<void(const std::function<void(const std::string&)>&)> collect)
+  explicit NameSet(std::function<void(const std::function<void(std::string_view)>&)> collect)
       : collect_(std::move(collect)) {}
 
   bool Contains(std::string_view name);
@@ -30,14 +30,14 @@ class NameSet {
   // that then takes it (Note) consumes the reservation.
   std::string Fresh(std::string_view hint);
   // A value of the tree took `name`.
-  void Note(const std::string& name);
+  void Note(std::string_view name);
   // A value holding `name` went.
-  void Forget(const std::string& name);
+  void Forget(std::string_view name);
 
  private:
   void Build();
 
-  std::function<void(const std::function<void(const std::string&)>&)> collect_;
+  std::function<void(const std::function<void(std::string_view)>&)> collect_;
   static uint64_t Key(std::string_view name) { return std::hash<std::string_view>()(name); }
 
   std::unordered_map<uint64_t, uint32_t> counts_;  // by Key
