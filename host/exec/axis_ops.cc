@@ -38,7 +38,7 @@ Tensor SliceAlongAxis(const Tensor& t, size_t axis, int64_t index) {
 
 Tensor StackAlongAxis(const std::vector<std::shared_ptr<const Tensor>>& items, size_t axis, DataType type,
                       const std::vector<int64_t>& elem_dims) {
-  std::vector<int64_t> dims = items.empty() ? elem_dims : items[0]->dims();
+  std::vector<int64_t> dims = items.empty() ? elem_dims : items[0]->dims().vec();
   if (!items.empty()) type = items[0]->type();
   if (axis > dims.size()) throw ModelError("scan output axis out of range");
   for (const auto& it : items)

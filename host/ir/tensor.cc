@@ -1,6 +1,7 @@
 #include "ir/tensor.h"
 
 #include <cstring>
+#include <ostream>
 
 namespace kiln {
 
@@ -22,12 +23,28 @@ void Tensor::set_name(std::string n) {
 }
 
 Tensor::RareParts& Tensor::MutableRareParts() {
-  if (!rare_) {
-    rare_ = std::make_shared<RareParts>();
-  } else if (rare_.use_count() > 1) {
-    rare_ = std::make_shared<RareParts>(*rare_);  // shared with a copy of this tensor: written in a copy of its own
-  }
+  if (!rare_) rare_ = std::make_unique<RareParts>();
   return *rare_;
+}
+
+Tensor::Tensor(const Tensor& o)
+    : type_(o.type_),
+      storage_(o.storage_),
+      dims_(o.dims_),
+      data_(o.data_),
+      rare_(o.rare_ ? std::make_unique<RareParts>(*o.rare_) : nullptr) {}
+
+Tensor& Tensor::operator=(const Tensor& o) {
+  if (this != &o) *this = Tensor(o);
+  return *this;
+}
+
+Tensor::~Tensor() = default;
+
+std::ostream& operator<<(std::ostream& os, const Dims& d) {
+  os << '[';
+  for (size_t i = 0; i < d.size(); ++i) os << (i ? "," : "") << d[i];
+  return os << ']';
 }
 
 int64_t Tensor::num_elements() const {

@@ -13,6 +13,7 @@
 
 #include "ir/buffer.h"
 #include "ir/data_type.h"
+#include "ir/dims.h"
 
 namespace kiln {
 
@@ -26,8 +27,14 @@ class Tensor {
   enum class Storage { kRaw, kTyped, kExternal };
 
   Tensor() = default;
-  Tensor(DataType type, std::vector<int64_t> dims, std::shared_ptr<const Buffer> data)
+  Tensor(DataType type, Dims dims, std::shared_ptr<const Buffer> data)
       : type_(type), dims_(std::move(dims)), data_(std::move(data)) {}
+  // A copy has rare parts of its own (they are rare: copying them costs little where it happens).
+  Tensor(const Tensor& o);
+  Tensor& operator=(const Tensor& o);
+  Tensor(Tensor&&) noexcept = default;
+  Tensor& operator=(Tensor&&) noexcept = default;
+  ~Tensor();
   static Tensor FromStrings(std::vector<int64_t> dims, std::vector<std::string> strings);
   // A tensor of the given element type holding a copy of `values`' bytes.
   template <typename T>
@@ -36,7 +43,7 @@ class Tensor {
   }
 
   DataType type() const { return type_; }
-  const std::vector<int64_t>& dims() const { return dims_; }
+  const Dims& dims() const { return dims_; }
   // Number of elements (product of dims; 1 for a scalar).
   int64_t num_elements() const;
   // Bytes the dims and type call for; nullopt when it overflows.
@@ -85,8 +92,8 @@ class Tensor {
 
  private:
   // What few tensors have, out of line: a model's weights are mostly small numeric tensors with none of it, and a
-  // tensor with all of it inline took 232 bytes (a 1M-node chain holds 667k of them). Shared between copies;
-  // a setter gives its tensor a copy of its own first, when another tensor shares them.
+  // tensor with all of it inline took 232 bytes (a 1M-node chain holds 667k of them). Each tensor owns its own:
+  // one pointer, where a shared_ptr took two, keeps a tensor at 48 bytes.
   struct RareParts {
     std::vector<std::string> strings;
     std::string doc_string;
@@ -100,9 +107,9 @@ class Tensor {
 
   DataType type_ = DataType::kUndefined;
   Storage storage_ = Storage::kRaw;
-  std::vector<int64_t> dims_;
+  Dims dims_;
   std::shared_ptr<const Buffer> data_;
-  std::shared_ptr<RareParts> rare_;
+  std::unique_ptr<RareParts> rare_;
 };
 
 // ONNX's SparseTensorProto: values, COO indices and the dense shape.

@@ -1,9 +1,11 @@
 // The out-of-line fields of the IR's records (RareNames in ir/type.h, RareFields in ir/annotations.h, Attribute's
-// Boxed ones): copies share (or, boxed, copy) them until one is written, equality compares their contents, and an
-// empty name frees them. Nodes share interned op types and domains, and the records keep the sizes that a
-// 100k-node graph's memory target was met with.
+// Boxed ones, a Tensor's): copies share (or, boxed and in a Tensor, copy) them until one is written, equality compares
+// their contents, and an empty name frees them. Nodes share interned op types and domains, a tensor's dims sit in
+// place up to one, and the records keep the sizes that a 100k-node graph's memory target was met with.
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
+
+#include <sstream>
 
 #include "ir/annotations.h"
 #include "ir/attribute.h"
@@ -108,9 +110,9 @@ TEST(InternedNames, NodesShareTheirOpTypeAndDomainAndRenamesAreJournaled) {
   EXPECT_EQ(b->domain(), "");
 }
 
-// Tensor's strings, doc string, external-data record and segment: absent until set, shared by copies, and a copy
-// written to keeps its own (the original unchanged).
-TEST(TensorRareParts, CopiesShareUntilOneIsWritten) {
+// Tensor's strings, doc string, external-data record and segment: absent until set, copied with the tensor, and a
+// copy written to keeps its own (the original unchanged).
+TEST(TensorRareParts, ACopyWrittenToKeepsItsOwn) {
   Tensor a = Tensor::FromVector(DataType::kFloat, {2}, std::vector<float>{1, 2});
   EXPECT_EQ(a.doc_string(), "");
   EXPECT_FALSE(a.external());
@@ -134,6 +136,35 @@ TEST(TensorRareParts, CopiesShareUntilOneIsWritten) {
   EXPECT_EQ(s.doc_string(), "");
   EXPECT_EQ(s.byte_size(), 3u);
   EXPECT_TRUE(s.SameValue(t));
+}
+
+// Dims: none or one dim in place, more on the heap; each reads back through copies, moves and assignments between
+// the two forms, and compares with Dims and vectors as its dims do.
+TEST(TensorDims, EveryRankReadsBackThroughCopiesAndMoves) {
+  const std::vector<std::vector<int64_t>> ranks = {{}, {7}, {2, 3}, {1, 2, 3, 4, 5}};
+  for (const auto& v : ranks) {
+    const Dims d(v);
+    EXPECT_EQ(d.size(), v.size());
+    EXPECT_TRUE(d == v);
+    EXPECT_EQ(d.vec(), v);
+    Dims copy = d;
+    Dims moved = std::move(copy);
+    EXPECT_TRUE(moved == d);
+    EXPECT_TRUE(copy.empty());  // NOLINT: a moved-from Dims is empty
+    for (const auto& w : ranks) {
+      Dims other(w);
+      other = d;
+      EXPECT_TRUE(other == v);
+      other = Dims(w);
+      EXPECT_TRUE(other == w);
+      EXPECT_EQ(other == d, w == v);
+    }
+    const Tensor t(DataType::kFloat, v, nullptr);
+    EXPECT_TRUE(Tensor(t).dims() == v);
+  }
+  std::ostringstream os;
+  os << Dims({2, 3});
+  EXPECT_EQ(os.str(), "[2,3]");
 }
 
 // A tensor's name is a rare part: an attribute's tensor may keep one, an initializer's tensor keeps none (its
@@ -169,7 +200,8 @@ TEST(RecordSizes, StayWithinWhatTheMemoryTargetWasMetWith) {
   EXPECT_EQ(sizeof(Name), 16u);
   EXPECT_LE(sizeof(Type), 80u);  // kept once per distinct type (TypeTable)
   EXPECT_LE(sizeof(Dim), 32u);
-  EXPECT_LE(sizeof(Tensor), 64u);  // every initializer holds one (a 1M-node chain: 667k); 80 with shared_ptr's block
+  EXPECT_LE(sizeof(Tensor), 48u);  // every initializer holds one (a 1M-node chain: 667k); 64 with shared_ptr's block
+  EXPECT_EQ(sizeof(Dims), 16u);     // a 1-D tensor's dims in place
   EXPECT_LE(sizeof(Attribute), 368u);  // a node holds its attributes by value (a Conv: five)
 }
 
