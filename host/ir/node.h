@@ -105,7 +105,7 @@ class Node {
   uint64_t id_ = 0;
   int64_t order_ = 0;
   // An op type and a domain, both Interned; the pair is kept once for the process too (OpKeyOf). With it, a 16-byte
-  // Name and the attributes out of line, a node is 128 bytes, an allocator size class of its own (160 took 160).
+  // Name and the attributes out of line, a node is 128 bytes, an allocator size class of its own (144 would take 160).
   struct OpKey {
     const std::string* op_type;
     const std::string* domain;

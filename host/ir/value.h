@@ -78,7 +78,7 @@ class Value {
 
   // What few values have, out of line (a 100k-node graph has 230k values): a sparse initializer's data, what shape
   // inference knows of a shape tensor's contents, annotations and a doc string. One pointer for all of them, and a
-  // 16-byte Name, keep a value at 112 bytes, an allocator size class of its own (128 took 128, 136 took 160).
+  // 16-byte Name, keep a value at 112 bytes, an allocator size class of its own (120 would take 128).
   struct Extras {
     std::shared_ptr<const SparseTensor> sparse_initializer;
     std::shared_ptr<const ShapeData> shape_data;

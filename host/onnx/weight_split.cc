@@ -164,10 +164,10 @@ class Splitter {
   // Windows onto the mapping for weights of a page or more; one at an offset not aligned for its element type
   // copies itself, aligned, only when something reads it typed (Buffer::AlignedSlice), so a weight that is only
   // written out again is never copied (113 of BERT's 126 MB sit at such offsets). Smaller weights are copied into
-  // one block (Buffer::Pack: huge pages where the kernel gives them, one page fault per 2 MB instead of 512). Then every mapped
-  // page that neither a window nor the main graph's nodes cover is given back: the walk read the whole file and the
-  // skeleton is a copy, so those pages would otherwise stay resident for the whole compile (a 100k-node graph's
-  // 15 MB, its 64-byte weights spread over every page, were all held). The nodes' pages go as they are parsed.
+  // one block (Buffer::Pack: huge pages where the kernel gives them, one page fault per 2 MB instead of 512). Then
+  // every mapped page that neither a window nor the main graph's nodes cover is given back: the walk read the whole
+  // file and the skeleton is a copy, so those pages would otherwise stay resident for the whole compile (a 100k-node
+  // graph's 15 MB, its 64-byte weights spread over every page, were all held). The nodes' pages go as they are parsed.
   void Lend(std::vector<std::shared_ptr<const Buffer>>& raw, const std::vector<std::pair<size_t, size_t>>& node_runs) {
     std::vector<const Lent*> copies;
     std::vector<std::span<const std::byte>> copied;
