@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <cstring>
 #include <functional>
+#include <limits>
 #include <optional>
 #include <span>
 #include <string>
@@ -357,64 +358,70 @@ int64_t MergeConstants(const sdk::Graph& graph) {
   return merged;
 }
 
-// The nodes kept so far, by hash, for MergeNodes: open addressing with linear probing over two arrays, the low 32
-// bits of each hash and its node; nodes that hash alike but differ take a slot each, met in the order they came. 12
-// bytes a slot, at most three quarters used, where a hash map from hash to a vector of nodes took about 80 bytes a
-// node (the generated 1M-node chain: 70 MB, the largest transient of its O2 compile).
+// The nodes kept so far, by hash, for MergeNodes: open addressing with linear probing over one array of 8-byte
+// slots, each the low 32 bits of a hash and a kept node's place in the pass's node list (plus one; 0: empty). Nodes
+// that hash alike but differ take a slot each, met in the order they came. At most three quarters used, where a hash
+// map from hash to a vector of nodes took about 80 bytes a node (the generated 1M-node chain: 70 MB, the largest
+// transient of its O2 compile).
 class KeptNodes {
  public:
-  explicit KeptNodes(size_t most) {
-    const size_t capacity = std::bit_ceil(std::max<size_t>(16, most + most / 3 + 1));
-    hashes_.assign(capacity, 0);
-    nodes_.assign(capacity, sdk::Node());
-    mask_ = capacity - 1;
-  }
-  // Calls `visit` on each kept node whose hash has `hash`'s low 32 bits, in the order they were kept, until it
-  // returns true; returns whether it did. `visit` may replace the node it is given.
+  explicit KeptNodes(size_t most) : slots_(std::bit_ceil(std::max<size_t>(16, most + most / 3 + 1)), 0) {}
+  // Calls `visit` with the place of each kept node whose hash has `hash`'s low 32 bits, in the order they were kept,
+  // until it returns true; returns whether it did. `visit` may set the place to another node's.
   template <typename Visit>
   bool Find(size_t hash, Visit&& visit) {
-    const auto h = static_cast<uint32_t>(hash);
-    for (size_t i = hash & mask_; nodes_[i]; i = (i + 1) & mask_)
-      if (hashes_[i] == h && visit(nodes_[i])) return true;
+    const size_t mask = slots_.size() - 1;
+    for (size_t i = hash & mask; slots_[i] != 0; i = (i + 1) & mask) {
+      if (static_cast<uint32_t>(slots_[i] >> 32) != static_cast<uint32_t>(hash)) continue;
+      uint32_t place = static_cast<uint32_t>(slots_[i]) - 1;
+      const bool done = visit(place);
+      slots_[i] = Slot(hash, place);
+      if (done) return true;
+    }
     return false;
   }
-  // At most `most` (the constructor's) in all.
-  void Keep(size_t hash, sdk::Node n) {
-    size_t i = hash & mask_;
-    while (nodes_[i]) i = (i + 1) & mask_;
-    hashes_[i] = static_cast<uint32_t>(hash);
-    nodes_[i] = n;
+  // At most `most` (the constructor's) in all, each place below 2^32 - 1.
+  void Keep(size_t hash, uint32_t place) {
+    const size_t mask = slots_.size() - 1;
+    size_t i = hash & mask;
+    while (slots_[i] != 0) i = (i + 1) & mask;
+    slots_[i] = Slot(hash, place);
   }
 
  private:
-  std::vector<uint32_t> hashes_;
-  std::vector<sdk::Node> nodes_;
-  size_t mask_ = 0;
+  static uint64_t Slot(size_t hash, uint32_t place) {
+    return (uint64_t{static_cast<uint32_t>(hash)} << 32) | (uint64_t{place} + 1);
+  }
+  std::vector<uint64_t> slots_;
 };
 
 int64_t MergeNodes(const sdk::Graph& graph) {
   const std::vector<sdk::Node> nodes = graph.Nodes();
+  // Places are 32-bit: a graph of four billion nodes (which no memory holds) is left as it is.
+  if (nodes.size() >= std::numeric_limits<uint32_t>::max()) return 0;
   KeptNodes kept(nodes.size());
   int64_t merged = 0;
-  for (const sdk::Node& n : nodes) {
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const sdk::Node& n = nodes[i];
     if (n.IsDeleted() || n.Is("Constant") || !Mergeable(n)) continue;
     const size_t hash = NodeHash(n);
     // The first kept node equal to n (equal nodes hash alike) absorbs it, or is absorbed by it when only it is a
     // graph output; two graph outputs stay apart.
-    const bool done = kept.Find(hash, [&](sdk::Node& c) {
+    const bool done = kept.Find(hash, [&](uint32_t& place) {
+      const sdk::Node& c = nodes[place];
       if (!NodesEqual(c, n)) return false;
       if (!HasGraphOutput(n)) {
         Merge(n, c);
       } else if (!HasGraphOutput(c)) {
         Merge(c, n);
-        c = n;
+        place = static_cast<uint32_t>(i);
       } else {
         return false;
       }
       ++merged;
       return true;
     });
-    if (!done) kept.Keep(hash, n);
+    if (!done) kept.Keep(hash, static_cast<uint32_t>(i));
   }
   return merged;
 }
