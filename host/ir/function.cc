@@ -11,12 +11,7 @@ Function::Function(Model* model, std::string domain, std::string name)
       domain_(std::move(domain)),
       name_(std::move(name)),
       body_(std::make_unique<Graph>(model, this)),
-      names_([this](const std::function<void(std::string_view)>& add) {
-        ForEachGraphIn(*body_, [&](const Graph& g) {
-          for (const Value* v : g.values())
-            if (!v->name().empty()) add(v->name());
-        });
-      }) {}
+      names_([this](const std::function<void(std::string_view)>& add) { ForEachValueName(*body_, add); }) {}
 
 Function::~Function() = default;
 

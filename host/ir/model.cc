@@ -5,15 +5,15 @@
 #include "support/error.h"
 
 namespace kiln {
-namespace {
 
-// Every value name of `g` and of its subgraphs: what a naming scope tree holds.
-void CollectNames(const Graph& g, const std::function<void(std::string_view)>& add) {
+void ForEachValueName(const Graph& g, const std::function<void(std::string_view)>& add) {
   ForEachGraphIn(g, [&](const Graph& sub) {
     for (const Value* v : sub.values())
       if (!v->name().empty()) add(v->name());
   });
 }
+
+namespace {
 
 std::string_view NormalDomain(std::string_view d) { return d == "ai.onnx" ? std::string_view() : d; }
 
@@ -21,7 +21,7 @@ std::string_view NormalDomain(std::string_view d) { return d == "ai.onnx" ? std:
 
 Model::Model()
     : graph_(std::make_unique<Graph>(this, nullptr, nullptr)),
-      names_([this](const std::function<void(std::string_view)>& add) { CollectNames(*graph_, add); }) {}
+      names_([this](const std::function<void(std::string_view)>& add) { ForEachValueName(*graph_, add); }) {}
 
 Model::~Model() = default;
 

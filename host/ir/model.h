@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <list>
 #include <memory>
 #include <optional>
@@ -136,6 +137,8 @@ class Model {
 // Calls fn(graph) for the main graph, every function body, and every subgraph of theirs at any depth.
 template <typename Fn>
 void ForEachGraph(const Model& m, Fn&& fn);
+// Calls add(name) for every named value of `g` and of its subgraphs: what a naming scope tree holds (NameSet).
+void ForEachValueName(const Graph& g, const std::function<void(std::string_view)>& add);
 // Calls fn(graph) for `g` and every subgraph of it at any depth.
 template <typename Fn>
 void ForEachGraphIn(const Graph& g, Fn&& fn) {

@@ -1,7 +1,6 @@
 #include "ir/tensor.h"
 
 #include <cstring>
-#include <ostream>
 
 namespace kiln {
 
@@ -40,12 +39,6 @@ Tensor& Tensor::operator=(const Tensor& o) {
 }
 
 Tensor::~Tensor() = default;
-
-std::ostream& operator<<(std::ostream& os, const Dims& d) {
-  os << '[';
-  for (size_t i = 0; i < d.size(); ++i) os << (i ? "," : "") << d[i];
-  return os << ']';
-}
 
 int64_t Tensor::num_elements() const {
   int64_t n = 1;

@@ -1,7 +1,11 @@
 // Liveness and in-place reuse; see liveness.h.
 #include "liveness.h"
 
+#include <kiln/kiln_node_table.hpp>
+
 #include <algorithm>
+#include <optional>
+#include <span>
 #include <stdexcept>
 #include <string_view>
 #include <unordered_map>
@@ -63,8 +67,8 @@ uint64_t SizeOf(const sdk::Value& v, std::string* why) {
 }
 
 // Numbers by handle, filled once and then only read: a sorted array, 16 bytes an entry, where a hash map took a
-// 32-byte node and an 8-byte bucket each (the 1M-node chain fused: 333k steps and as many values, 26 MB of the
-// compile's peak). A handle is added at most once.
+// 32-byte node and an 8-byte bucket each (the 1M-node chain fused: 333k values, 13 MB of the compile's peak). A
+// handle is added at most once. (Nodes have ids: their steps are in an sdk::NodeTable.)
 template <typename Handle, typename Number>
 class SortedIndex {
  public:
@@ -76,11 +80,6 @@ class SortedIndex {
     auto it = std::lower_bound(entries_.begin(), entries_.end(), h,
                                [](const std::pair<Handle, Number>& e, Handle k) { return e.first < k; });
     return it != entries_.end() && it->first == h ? &it->second : nullptr;
-  }
-  Number At(Handle h) const {
-    const Number* n = Find(h);
-    if (!n) throw std::out_of_range("liveness: a node or value outside the schedule");
-    return *n;
   }
 
  private:
@@ -94,12 +93,15 @@ class LivenessBuilder {
   Liveness Build(const std::vector<sdk::Node>& order) {
     out_.schedule.reserve(order.size());
     Walk(order);
-    step_.Seal();
+    steps_ = sdk::NodeTable<int64_t>(out_.schedule);
     size_t outputs = 0;
-    for (const sdk::Node& n : out_.schedule) outputs += n.OutputCount();
+    for (size_t i = 0; i < out_.schedule.size(); ++i) {
+      steps_.Set(out_.schedule[i], static_cast<int64_t>(i) + 1);
+      outputs += out_.schedule[i].OutputCount();
+    }
     out_.values.reserve(outputs);
     index_.Reserve(outputs);
-    for (const sdk::Node& n : out_.schedule) AddOutputs(n);
+    for (size_t i = 0; i < out_.schedule.size(); ++i) AddOutputs(out_.schedule[i], static_cast<int64_t>(i));
     index_.Seal();
     for (LiveValue& lv : out_.values) SetLastUse(lv);
     AssignBuffers();
@@ -107,22 +109,27 @@ class LivenessBuilder {
   }
 
  private:
-  // Numbers the steps: a holder's subgraph nodes first, then the holder.
+  // Lists the steps: a holder's subgraph nodes first, then the holder.
   void Walk(const std::vector<sdk::Node>& nodes) {
     for (const sdk::Node& n : nodes) {
       for (size_t i = 0; i < n.SubgraphCount(); ++i) Walk(n.Subgraph(i).TopoOrder());
-      step_.Add(n.raw(), static_cast<int64_t>(out_.schedule.size()));
       out_.schedule.push_back(n);
     }
   }
 
-  void AddOutputs(const sdk::Node& n) {
+  // The step of a node of the schedule; nullopt for any other, and for none.
+  std::optional<int64_t> StepOf(const sdk::Node& n) const {
+    const int64_t s = n ? steps_.Get(n) : 0;  // the step plus one; 0 for a node outside the schedule
+    return s > 0 ? std::optional<int64_t>(s - 1) : std::nullopt;
+  }
+
+  void AddOutputs(const sdk::Node& n, int64_t step) {
     if (n.Is("Constant")) return;
     for (const sdk::Value& v : n.Outputs()) {
       if (!v || v.IsConstant()) continue;
       LiveValue lv;
       lv.value = v;
-      lv.first = step_.At(n.raw());
+      lv.first = step;
       std::string why;
       lv.bytes = SizeOf(v, &why);
       if (!why.empty()) lv.unplanned = ReasonIndex(std::move(why));
@@ -141,12 +148,14 @@ class LivenessBuilder {
     lv.last = lv.first;
     const sdk::Graph g = lv.value.OwnerGraph();
     for (const sdk::Use& use : lv.value.Consumers()) {
-      sdk::Node reader = AncestorIn(use.node, g);
-      if (const int64_t* step = reader ? step_.Find(reader.raw()) : nullptr) lv.last = std::max(lv.last, *step);
+      if (const std::optional<int64_t> step = StepOf(AncestorIn(use.node, g))) lv.last = std::max(lv.last, *step);
     }
     if (!lv.value.IsGraphOutput()) return;
     if (sdk::Node holder = g.ParentNode()) {
-      lv.last = std::max(lv.last, step_.At(holder.raw()));  // the holder reads it at its step; nothing later does
+      // The holder reads it at its step; nothing later does.
+      const std::optional<int64_t> step = StepOf(holder);
+      if (!step) throw std::out_of_range("liveness: a subgraph's holder outside the schedule");
+      lv.last = std::max(lv.last, *step);
     } else {
       lv.last = out_.steps() - 1;
       pinned_.insert(lv.value.raw());  // the caller reads it after the last step: never written over
@@ -217,7 +226,7 @@ class LivenessBuilder {
   sdk::Graph main_;
   bool in_place_;
   Liveness out_;
-  SortedIndex<KilnNode*, int64_t> step_;
+  sdk::NodeTable<int64_t> steps_{std::span<const sdk::Node>()};  // each scheduled node's step plus one
   SortedIndex<KilnValue*, size_t> index_;
   std::unordered_set<KilnValue*> pinned_;  // the main graph's outputs
   std::unordered_set<int> pinned_buffers_;

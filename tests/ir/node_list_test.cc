@@ -71,10 +71,9 @@ TEST(NodeList, HolesCloseUpBetweenPassesAndARollbackPutsNodesBackLast) {
   Graph& g = m->graph();
   std::vector<Node*> relus;
   for (int i = 0; i < 3000; ++i) relus.push_back(NodeNamed(g, "r" + std::to_string(i)));
-  auto producer = [&](int i) { return relus[static_cast<size_t>(i)]; };
 
   m->journal().Begin();
-  for (int i = 0; i < 3000; i += 2) g.RemoveNode(producer(i));
+  for (size_t i = 0; i < 3000; i += 2) g.RemoveNode(relus[i]);
   std::vector<std::string> odd;
   for (int i = 1; i < 3000; i += 2) odd.push_back("r" + std::to_string(i));
   EXPECT_EQ(Names(g), odd);
@@ -86,7 +85,7 @@ TEST(NodeList, HolesCloseUpBetweenPassesAndARollbackPutsNodesBackLast) {
   EXPECT_TRUE(m->dead_nodes().empty());
 
   m->journal().Begin();
-  for (int i = 1; i < 3000; i += 2) g.RemoveNode(producer(i));
+  for (size_t i = 1; i < 3000; i += 2) g.RemoveNode(relus[i]);
   m->journal().Commit();
   m->CollectGarbage();
   std::vector<std::string> even;
@@ -94,7 +93,7 @@ TEST(NodeList, HolesCloseUpBetweenPassesAndARollbackPutsNodesBackLast) {
   EXPECT_EQ(Names(g), even);
   EXPECT_EQ(g.num_nodes(), 1501u);
   // After the collection closed the holes up, a node still comes off and goes on where it should.
-  g.RemoveNode(producer(1000));
+  g.RemoveNode(relus[1000]);
   Node* again = g.AddNode("Relu", {g.inputs()[0]}, 1, "again");
   EXPECT_EQ(g.nodes().back().get(), again);
   EXPECT_EQ(g.num_nodes(), 1501u);
