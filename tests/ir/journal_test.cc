@@ -106,6 +106,26 @@ TEST(Journal, PointerRunsAndOtherStepsUndoInTheOrderTheyWereMade) {
   EXPECT_EQ(p, &b);
 }
 
+// A run records a slot that held null in one word and any other in two: a run mixing both, with one slot recorded
+// again after it changed, undoes to each slot's first value.
+TEST(Journal, PointerRunsUndoNullAndNonNullSlotsAlike) {
+  Journal j;
+  const int a = 1, b = 2, c = 3;
+  const int* slots[5] = {nullptr, &a, nullptr, &b, nullptr};
+  j.Begin();
+  for (const int*& slot : slots) j.RecordPointer(slot), slot = &c;
+  j.RecordPointer(slots[0]), slots[0] = &b;  // recorded again: its old value is now &c
+  j.RecordPointer(slots[1]), slots[1] = nullptr;
+  j.RecordPointer(slots[1]), slots[1] = &a;  // recorded while null
+  EXPECT_EQ(j.size(), 1u);
+  j.Rollback();
+  EXPECT_EQ(slots[0], nullptr);
+  EXPECT_EQ(slots[1], &a);
+  EXPECT_EQ(slots[2], nullptr);
+  EXPECT_EQ(slots[3], &b);
+  EXPECT_EQ(slots[4], nullptr);
+}
+
 TEST(Journal, CommitKeepsTheChanges) {
   auto m = ParseModelWithFunctions(kScaleModel, {ScaleFunction()});
   ASSERT_TRUE(m);
