@@ -63,5 +63,34 @@ TEST(NodeSlots, AssignReplacesWhatWasHeldAndAListedTwiceNodeKeepsItsFirstSlot) {
   EXPECT_EQ(slots.Find(nodes[3]), -1);
 }
 
+// Ids spread over far more numbers than there are nodes (a few early nodes and a late one) take the table by
+// address; both ways give the same slots.
+TEST(NodeSlots, NodesWhoseIdsSpreadFindTheirSlotsToo) {
+  Model m;
+  std::vector<Node*> nodes = Relus(m, 3000);
+  const std::vector<Node*> sparse = {nodes[2999], nodes[5], nodes[0], nodes[1500]};
+  NodeSlots slots;
+  slots.Assign(sparse);
+  for (size_t i = 0; i < sparse.size(); ++i) EXPECT_EQ(slots.Find(sparse[i]), static_cast<int32_t>(i));
+  EXPECT_EQ(slots.Find(nodes[6]), -1);
+  EXPECT_EQ(slots.Find(nodes[2998]), -1);
+}
+
+// A node of another model can hold the same id as a listed one, and one of another graph of the same model an id
+// within the listed ones' span: neither has a slot.
+TEST(NodeSlots, NodesOfAnotherGraphFindNoSlot) {
+  Model m, other;
+  std::vector<Node*> nodes = Relus(m, 10);
+  std::vector<Node*> twins = Relus(other, 10);
+  ASSERT_EQ(twins[3]->id(), nodes[3]->id());
+  NodeSlots slots;
+  slots.Assign(nodes);
+  EXPECT_EQ(slots.Find(nodes[3]), 3);
+  EXPECT_EQ(slots.Find(twins[3]), -1);
+  std::vector<Node*> first_half(nodes.begin(), nodes.begin() + 5);
+  slots.Assign(first_half);
+  EXPECT_EQ(slots.Find(nodes[7]), -1);  // within the span the array may cover, but not listed
+}
+
 }  // namespace
 }  // namespace kiln
