@@ -35,8 +35,12 @@ struct DomTree {
 };
 
 struct GraphAnalyses {
-  // Topological order (TopologicalOrder's, cycle nodes last) and each node's index in it.
+  // Topological order (TopologicalOrder's, cycle nodes last; Topo() reads it) and each node's index in it. It is
+  // `listed` itself until the two differ (a kept order that dropped deleted nodes, or a listed one sorted anew while
+  // the kept one stays): then `topo` holds its own copy and topo_own is set. One copy less of a large graph's order
+  // (8 bytes a node).
   std::vector<Node*> topo;
+  bool topo_own = false;
   NodeSlots index;
   bool acyclic = true;  // false when topo ends with cycle nodes (then positions bound no search)
   // ListedTopoOrder's memo: a fresh sort's list, and the structure version and rollback count it was made at.
@@ -51,6 +55,8 @@ struct GraphAnalyses {
   uint32_t epoch = 0;
   // How many times each kind was computed for this graph (the test hook behind analysis_stats.h).
   uint64_t computations[Graph::kAnalysisKinds] = {};
+
+  const std::vector<Node*>& Topo() const { return topo_own ? topo : listed; }
 };
 
 // The graph's analyses, created empty on first use.
@@ -68,7 +74,7 @@ inline void MarkCurrent(const Graph& g, Kind k) { g.set_analysis_stamp(k, g.stru
 class VisitMarks {
  public:
   explicit VisitMarks(GraphAnalyses& a) : a_(a) {
-    if (a.mark.size() < a.topo.size()) a.mark.resize(a.topo.size(), 0);
+    if (a.mark.size() < a.Topo().size()) a.mark.resize(a.Topo().size(), 0);
     if (++a.epoch == 0) {
       std::fill(a.mark.begin(), a.mark.end(), 0);
       a.epoch = 1;

@@ -10,24 +10,30 @@ using namespace analysis_detail;
 
 namespace {
 
-void Reindex(GraphAnalyses& a) { a.index.Assign(a.topo); }
+void Reindex(GraphAnalyses& a) { a.index.Assign(a.Topo()); }
 
 }  // namespace
 
 const std::vector<Node*>& CachedTopoOrder(const Graph& g) {
   GraphAnalyses& a = AnalysesOf(g);
   if (!IsCurrent(g, kTopo) || !KnowsEveryNode(g, a.index)) {
-    a.topo = ListedTopoOrder(g);
+    ListedTopoOrder(g);
+    std::vector<Node*>().swap(a.topo);
+    a.topo_own = false;
     a.acyclic = a.listed_acyclic;
     Reindex(a);
     MarkCurrent(g, kTopo);
     ++a.computations[kTopo];
-  } else if (a.topo.size() != g.num_nodes()) {
+  } else if (a.Topo().size() != g.num_nodes()) {
     // Kept by a pass that preserves it, and every live node is known: the difference is what it deleted.
+    if (!a.topo_own) {
+      a.topo = a.listed;
+      a.topo_own = true;
+    }
     std::erase_if(a.topo, [](const Node* n) { return n->is_deleted(); });
     Reindex(a);
   }
-  return a.topo;
+  return a.Topo();
 }
 
 const std::vector<Node*>& ListedTopoOrder(const Graph& g) {
@@ -35,6 +41,10 @@ const std::vector<Node*>& ListedTopoOrder(const Graph& g) {
   const uint64_t rollbacks = Journal::RollbackCount();
   if (a.listed_valid && a.listed_version == g.structure_version() && a.listed_rollbacks == rollbacks)
     return a.listed;
+  if (!a.topo_own) {  // the kept order is this list: it keeps it
+    a.topo = std::move(a.listed);
+    a.topo_own = true;
+  }
   TopoResult r = TopologicalOrder(g);
   a.listed_acyclic = r.cycle_nodes.empty();
   a.listed = std::move(r.order);

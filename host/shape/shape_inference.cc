@@ -31,7 +31,8 @@ class Inference {
   size_t inferred = 0;
 
   void Graph_(Graph& g) {
-    const std::vector<Node*> order = CachedTopoOrder(g);
+    // Not a copy (8 bytes a node): inference changes types, never a graph's nodes, so the cached order stays.
+    const std::vector<Node*>& order = CachedTopoOrder(g);
     for (Node* n : order)
       if (n->shape_dirty() && !n->is_deleted()) Node_(*n);
   }
