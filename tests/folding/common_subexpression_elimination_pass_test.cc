@@ -99,6 +99,28 @@ TEST(CommonSubexpressionEliminationPass, MergesIdenticalInitializersAndDropsTheO
   EXPECT_EQ(m->graph().initializers().size(), 1u);
 }
 
+// Constants read more than once (by two nodes, and twice by one) are each met once: the twin merges into the first
+// and is dropped, and the nodes that became equal then merge too.
+TEST(CommonSubexpressionEliminationPass, MergesConstantsReadMoreThanOnce) {
+  auto m = ExpectRewrite(R"(g (float[2] x) => (float[2] y) <float[2] w1 = {1.0, 2.0}, float[2] w2 = {1.0, 2.0}> {
+    s = Mul(w1, w1)
+    a = Add(x, s)
+    b = Add(a, w1)
+    t = Mul(w2, w2)
+    c = Add(b, t)
+    y = Add(c, w2)
+  })",
+                         R"(g (float[2] x) => (float[2] y) <float[2] w1 = {1.0, 2.0}> {
+    s = Mul(w1, w1)
+    a = Add(x, s)
+    b = Add(a, w1)
+    c = Add(b, s)
+    y = Add(c, w1)
+  })");
+  ASSERT_TRUE(m);
+  EXPECT_EQ(InitializerNames(*m), (std::vector<std::string>{"w1"}));
+}
+
 // Large constants are bucketed by a hash of samples of their bytes; equality is still decided on every byte.
 // Equal constants of one type and shape, two sets interleaved, merge into the first of each set met; one that is
 // a graph output stays, and a later twin merges into the first, not into it.
