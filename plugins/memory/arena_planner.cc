@@ -2,6 +2,7 @@
 #include "arena_planner.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <numeric>
 #include <utility>
@@ -120,23 +121,39 @@ ArenaPlan GreedyByBreadth(const std::vector<Interval>& buffers) {
   int64_t lo = buffers[0].first, hi = buffers[0].last;
   for (const Interval& b : buffers) lo = std::min(lo, b.first), hi = std::max(hi, b.last);
   const size_t steps = static_cast<size_t>(hi - lo + 1);
-  std::vector<std::vector<size_t>> at(steps);
-  std::vector<uint64_t> live(steps, 0);
-  for (size_t i = 0; i < buffers.size(); ++i)
-    for (int64_t s = buffers[i].first; s <= buffers[i].last; ++s) {
-      at[static_cast<size_t>(s - lo)].push_back(i);
-      live[static_cast<size_t>(s - lo)] += AlignUp(buffers[i].size);
-    }
-  std::vector<size_t> by_breadth(steps);
-  std::iota(by_breadth.begin(), by_breadth.end(), size_t{0});
-  std::stable_sort(by_breadth.begin(), by_breadth.end(), [&](size_t a, size_t b) { return live[a] > live[b]; });
+  // Buffer and step numbers in 32 bits: no memory holds a graph with four billion of either.
+  if (buffers.size() > UINT32_MAX || steps > UINT32_MAX) return GreedyBySize(buffers);
   std::vector<size_t> order;
   order.reserve(buffers.size());
-  std::vector<bool> taken(buffers.size(), false);
-  for (size_t s : by_breadth) {
-    std::stable_sort(at[s].begin(), at[s].end(), [&](size_t a, size_t b) { return LargerFirst(buffers, a, b); });
-    for (size_t i : at[s])
-      if (!taken[i]) taken[i] = true, order.push_back(i);
+  {
+    // The buffers touching each step, in index order, as one array cut at start[s]: a vector per step took 24
+    // bytes and a heap block for each (the 1M-node chain: about 50 MB of the pass's peak).
+    std::vector<uint64_t> live(steps, 0);
+    std::vector<size_t> start(steps + 1, 0);
+    for (const Interval& b : buffers)
+      for (int64_t s = b.first; s <= b.last; ++s) {
+        ++start[static_cast<size_t>(s - lo) + 1];
+        live[static_cast<size_t>(s - lo)] += AlignUp(b.size);
+      }
+    std::partial_sum(start.begin(), start.end(), start.begin());
+    std::vector<uint32_t> members(start[steps]);
+    {
+      std::vector<size_t> next(start.begin(), start.end() - 1);
+      for (size_t i = 0; i < buffers.size(); ++i)
+        for (int64_t s = buffers[i].first; s <= buffers[i].last; ++s)
+          members[next[static_cast<size_t>(s - lo)]++] = static_cast<uint32_t>(i);
+    }
+    std::vector<uint32_t> by_breadth(steps);
+    std::iota(by_breadth.begin(), by_breadth.end(), uint32_t{0});
+    std::stable_sort(by_breadth.begin(), by_breadth.end(), [&](uint32_t a, uint32_t b) { return live[a] > live[b]; });
+    std::vector<bool> taken(buffers.size(), false);
+    for (uint32_t s : by_breadth) {
+      const auto begin = members.begin() + static_cast<std::ptrdiff_t>(start[s]);
+      const auto end = members.begin() + static_cast<std::ptrdiff_t>(start[s + 1]);
+      std::stable_sort(begin, end, [&](uint32_t a, uint32_t b) { return LargerFirst(buffers, a, b); });
+      for (auto it = begin; it != end; ++it)
+        if (!taken[*it]) taken[*it] = true, order.push_back(*it);
+    }
   }
   return PlaceInOrder(buffers, order, "greedy_by_breadth");
 }
@@ -166,14 +183,18 @@ ArenaPlan BestFit(const std::vector<Interval>& buffers) {
   return plan;
 }
 
-ArenaPlan PlanArena(const std::vector<Interval>& buffers, std::vector<ArenaPlan>* tried) {
-  std::vector<ArenaPlan> plans = {GreedyBySize(buffers), GreedyByBreadth(buffers), BestFit(buffers)};
-  size_t best = 0;
-  for (size_t i = 1; i < plans.size(); ++i)
-    if (plans[i].arena < plans[best].arena) best = i;
-  ArenaPlan kept = plans[best];
-  if (tried) *tried = std::move(plans);
-  return kept;
+ArenaPlan PlanArena(const std::vector<Interval>& buffers, std::vector<PlannerResult>* tried) {
+  // One planner at a time, the smallest plan so far kept: three plans held at once, and a copy of the best, took
+  // 32 bytes a buffer.
+  ArenaPlan best;
+  bool any = false;
+  for (ArenaPlan (*planner)(const std::vector<Interval>&) : {GreedyBySize, GreedyByBreadth, BestFit}) {
+    ArenaPlan plan = planner(buffers);
+    if (tried) tried->push_back({plan.algorithm, plan.arena});
+    if (!any || plan.arena < best.arena) best = std::move(plan);
+    any = true;
+  }
+  return best;
 }
 
 }  // namespace kiln::memory

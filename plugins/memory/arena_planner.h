@@ -50,7 +50,14 @@ uint64_t PeakLiveBytes(const std::vector<Interval>& buffers);
 ArenaPlan GreedyBySize(const std::vector<Interval>& buffers);
 ArenaPlan GreedyByBreadth(const std::vector<Interval>& buffers);
 ArenaPlan BestFit(const std::vector<Interval>& buffers);
-// Every planner; the smallest arena. `tried` (if not null) gets each planner's plan, in the order above.
-ArenaPlan PlanArena(const std::vector<Interval>& buffers, std::vector<ArenaPlan>* tried = nullptr);
+// What one planner made of the buffers: its name and its arena's bytes.
+struct PlannerResult {
+  std::string algorithm;
+  uint64_t arena = 0;
+};
+
+// Every planner; the smallest arena (the first planner's of equal ones). `tried` (if not null) gets each
+// planner's result, in the order above.
+ArenaPlan PlanArena(const std::vector<Interval>& buffers, std::vector<PlannerResult>* tried = nullptr);
 
 }  // namespace kiln::memory

@@ -22,7 +22,7 @@ struct MemoryPlan {
   std::string order = "original";
   Liveness live;
   ArenaPlan arena;                   // offsets per buffer of live.buffers
-  std::vector<ArenaPlan> tried;
+  std::vector<PlannerResult> tried;
   uint64_t lower_bound = 0;
   uint64_t peak_live_bytes = 0;
   uint64_t original_lower_bound = 0;  // with the order the pass was given

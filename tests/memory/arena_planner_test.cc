@@ -96,11 +96,22 @@ TEST(ArenaPlanner, PlanArenaKeepsTheSmallestOfAll) {
       const int64_t first = static_cast<int64_t>(rng() % 40);
       b.push_back({static_cast<uint64_t>(rng() % 5000), first, first + static_cast<int64_t>(rng() % 8)});
     }
-    std::vector<ArenaPlan> tried;
+    std::vector<PlannerResult> tried;
     ArenaPlan p = PlanArena(b, &tried);
     ASSERT_EQ(tried.size(), 3u);
-    for (const ArenaPlan& t : tried) EXPECT_TRUE(Valid(b, t));
+    const ArenaPlan each[] = {GreedyBySize(b), GreedyByBreadth(b), BestFit(b)};
+    for (size_t i = 0; i < 3; ++i) {
+      EXPECT_EQ(tried[i].algorithm, each[i].algorithm);
+      EXPECT_EQ(tried[i].arena, each[i].arena);
+    }
+    EXPECT_TRUE(Valid(b, p));
     EXPECT_EQ(p.arena, std::min({tried[0].arena, tried[1].arena, tried[2].arena}));
+    // The first planner of the smallest arena's, offsets and all.
+    const ArenaPlan* first_best = &each[0];
+    for (const ArenaPlan& e : each)
+      if (e.arena < first_best->arena) first_best = &e;
+    EXPECT_EQ(p.algorithm, first_best->algorithm);
+    EXPECT_EQ(p.offsets, first_best->offsets);
     EXPECT_GE(p.arena, LowerBound(b));
   }
 }
