@@ -41,7 +41,9 @@ const std::vector<Node*>& ListedTopoOrder(const Graph& g) {
   const uint64_t rollbacks = Journal::RollbackCount();
   if (a.listed_valid && a.listed_version == g.structure_version() && a.listed_rollbacks == rollbacks)
     return a.listed;
-  if (!a.topo_own) {  // the kept order is this list: it keeps it
+  // The cached order is this list while topo_own is unset: one kept by a pass that preserves it (still current)
+  // takes the list over; a stale one is made again from the new list when next asked for.
+  if (!a.topo_own && IsCurrent(g, kTopo)) {
     a.topo = std::move(a.listed);
     a.topo_own = true;
   }

@@ -147,6 +147,34 @@ TEST(AnalysisCache, AKeptOrderDropsDeletedNodes) {
   EXPECT_EQ(AnalysisComputations(g, kTopo), 1u);
 }
 
+// The cached order is the listed one itself (one list, not a copy) until they differ: a kept order that dropped a
+// deleted node holds its own, and the next order computed anew is the listed one again.
+TEST(AnalysisCache, TheCachedOrderIsTheListedOneUntilTheyDiffer) {
+  auto m = ParseModel(M(R"(g (float[2] x) => (float[2] y) {
+    a = Relu(x)
+    dead = Neg(a)
+    b = Exp(a)
+    y = Abs(b)
+  })"));
+  ASSERT_TRUE(m);
+  Graph& g = m->graph();
+  Node *a = N(g, "a"), *dead = N(g, "dead"), *b = N(g, "b"), *y = N(g, "y");
+  EXPECT_EQ(&CachedTopoOrder(g), &ListedTopoOrder(g));
+  m->preserved_analyses = KILN_ANALYSIS_TOPO_ORDER;
+  g.RemoveNode(dead);
+  EXPECT_EQ(ListedTopoOrder(g), (std::vector<Node*>{a, b, y}));  // sorted anew; the kept order keeps its nodes
+  EXPECT_EQ(CachedTopoOrder(g), (std::vector<Node*>{a, b, y}));
+  EXPECT_NE(&CachedTopoOrder(g), &ListedTopoOrder(g));
+  EXPECT_EQ(CachedTopoIndex(*b), 1);
+  EXPECT_EQ(AnalysisComputations(g, kTopo), 1u);
+  m->preserved_analyses = 0;
+  Node* extra = g.AddNode("Neg", {b->output(0)}, 1);
+  EXPECT_EQ(CachedTopoOrder(g), (std::vector<Node*>{a, b, y, extra}));
+  EXPECT_EQ(&CachedTopoOrder(g), &ListedTopoOrder(g));
+  EXPECT_EQ(CachedTopoIndex(*extra), 3);
+  EXPECT_EQ(AnalysisComputations(g, kTopo), 2u);
+}
+
 TEST(AnalysisCache, AKeptTreeSkipsDeletedNodes) {
   auto m = ParseModel(M(kChain));
   ASSERT_TRUE(m);
