@@ -1,6 +1,7 @@
 #include "ir/graph.h"
 
 #include <algorithm>
+#include <limits>
 
 #include "ir/function.h"
 #include "ir/model.h"
@@ -64,7 +65,7 @@ Value* Graph::NewValue(std::string name) {
   auto owned = std::make_unique<Value>();
   Value* v = owned.get();
   v->name_ = std::move(name);
-  v->graph_ = this;
+  v->SetGraph(this);
   values_.Append(std::move(owned));
   if (!v->name_.empty()) {
     by_name_.Insert(v);
@@ -108,8 +109,7 @@ Node* Graph::AddNodeWithOutputs(std::string op_type, std::string domain, std::st
     Value* v = nullptr;
     if (!output_names[i].empty()) {
       v = NewValue(output_names[i]);
-      v->producer_ = n;
-      v->producer_output_ = static_cast<uint32_t>(i);
+      v->SetProducer(n, static_cast<uint32_t>(i));
     }
     n->outputs_.push_back(v);
   }
@@ -198,16 +198,16 @@ void Graph::ReplaceAllUsesWith(Value* from, Value* to) {
   if (from == to) return;
   std::vector<Use> uses(from->uses_.begin(), from->uses_.end());
   for (const Use& u : uses) u.node->SetInput(u.slot, to);
-  if (from->is_graph_output()) ReplaceInOutputs(from->graph_, from, to);
+  if (from->is_graph_output()) ReplaceInOutputs(from->graph(), from, to);
 }
 
 void Graph::ReplaceValue(Value* from, Value* to) {
   if (from == to) return;
-  const bool keep_name = from->is_graph_output() && from->graph_ == to->graph_ && to->producer_ != nullptr &&
+  const bool keep_name = from->is_graph_output() && from->graph() == to->graph() && to->producer() != nullptr &&
                          !to->is_graph_output() && !to->is_graph_input();
   ReplaceAllUsesWith(from, to);
   if (!keep_name) return;
-  Graph& g = *from->graph_;
+  Graph& g = *from->graph();
   std::string name = from->name_;
   g.RenameValue(from, g.FreshName(name + "_replaced"));
   g.RenameValue(to, name);
@@ -292,7 +292,7 @@ void Graph::RenameValue(Value* v, std::string name) {
 }
 
 void Graph::TransferOutput(Node* to, size_t slot, Value* v, bool leave_empty) {
-  if (to->graph_ != this || v->graph_ != this) throw InternalError("TransferOutput: node and value must be of this graph");
+  if (to->graph_ != this || v->graph() != this) throw InternalError("TransferOutput: node and value must be of this graph");
   if (slot >= to->outputs_.size()) throw InternalError("TransferOutput: node '" + to->name() + "' has no output " + std::to_string(slot));
   Value* displaced = to->outputs_[slot];
   if (displaced == v) return;
@@ -302,7 +302,7 @@ void Graph::TransferOutput(Node* to, size_t slot, Value* v, bool leave_empty) {
   if (v->is_initializer() || v->is_graph_input())
     throw InternalError("TransferOutput: '" + v->name() + "' is an initializer or graph input");
   Journal& j = model_->journal();
-  if (Node* old = v->producer_; old && leave_empty) {
+  if (Node* old = v->producer(); old && leave_empty) {
     uint32_t old_slot = v->producer_output_;
     old->outputs_[old_slot] = nullptr;
     if (j.active()) j.Record([old, old_slot, v] { old->outputs_[old_slot] = v; });
@@ -310,36 +310,34 @@ void Graph::TransferOutput(Node* to, size_t slot, Value* v, bool leave_empty) {
     // The old producer keeps an output in that slot, unused.
     uint32_t old_slot = v->producer_output_;
     Value* fresh = NewValue(FreshName(v->name() + "_unused"));
-    fresh->producer_ = old;
-    fresh->producer_output_ = old_slot;
+    fresh->SetProducer(old, old_slot);
     old->outputs_[old_slot] = fresh;
     if (j.active()) j.Record([old, old_slot, v, fresh] {
         old->outputs_[old_slot] = v;
-        fresh->producer_ = nullptr;
+        fresh->SetProducer(nullptr, old_slot);
       });
   }
-  Node* prev_producer = v->producer_;
+  Node* prev_producer = v->producer();
   uint32_t prev_slot = v->producer_output_;
   to->outputs_[slot] = v;
-  v->producer_ = to;
-  v->producer_output_ = static_cast<uint32_t>(slot);
+  v->SetProducer(to, static_cast<uint32_t>(slot));
   if (j.active()) j.Record([to, slot, v, displaced, prev_producer, prev_slot] {
       to->outputs_[slot] = displaced;
-      v->producer_ = prev_producer;
-      v->producer_output_ = prev_slot;
+      v->SetProducer(prev_producer, prev_slot);
     });
   if (displaced != nullptr) {
-    displaced->producer_ = nullptr;
-    if (j.active()) j.Record([displaced, to, slot] {
-        displaced->producer_ = to;
-        displaced->producer_output_ = static_cast<uint32_t>(slot);
-      });
+    displaced->SetProducer(nullptr, displaced->producer_output_);
+    if (j.active()) j.Record([displaced, to, slot] { displaced->SetProducer(to, static_cast<uint32_t>(slot)); });
     RemoveValue(displaced);
   }
   BumpStructure();
 }
 
-void Graph::InsertIntoList(std::vector<Value*>& list, size_t i, Value* v, uint32_t Value::*refs) {
+void Graph::InsertIntoList(std::vector<Value*>& list, size_t i, Value* v, uint16_t Value::*refs) {
+  if (v->*refs == std::numeric_limits<uint16_t>::max())
+    throw ModelError("graph '" + name_ + "' lists value '" + v->name() + "' more than " +
+                     std::to_string(std::numeric_limits<uint16_t>::max()) + " times among its " +
+                     (&list == &inputs_ ? "inputs" : "outputs"));
   list.insert(list.begin() + static_cast<ptrdiff_t>(i), v);
   ++(v->*refs);
   BumpStructure();
@@ -347,7 +345,7 @@ void Graph::InsertIntoList(std::vector<Value*>& list, size_t i, Value* v, uint32
   if (j.active()) j.Record([this, &list, i, refs] { RemoveFromList(list, i, refs); });
 }
 
-void Graph::RemoveFromList(std::vector<Value*>& list, size_t i, uint32_t Value::*refs) {
+void Graph::RemoveFromList(std::vector<Value*>& list, size_t i, uint16_t Value::*refs) {
   Value* v = list[i];
   list.erase(list.begin() + static_cast<ptrdiff_t>(i));
   --(v->*refs);
@@ -417,18 +415,17 @@ void Graph::SetInitializer(Value* v, std::shared_ptr<const Tensor> t) {
 }
 
 void Graph::ConvertToInitializer(Value* v, std::shared_ptr<const Tensor> t) {
-  Node* p = v->producer_;
+  Node* p = v->producer();
   if (p == nullptr) throw InternalError("ConvertToInitializer: '" + v->name() + "' has no producer");
   uint32_t slot = v->producer_output_;
   Value* fresh = NewValue(FreshName(v->name() + "_unused"));
-  fresh->producer_ = p;
-  fresh->producer_output_ = slot;
+  fresh->SetProducer(p, slot);
   p->outputs_[slot] = fresh;
-  v->producer_ = nullptr;
+  v->SetProducer(nullptr, slot);
   Journal& j = model_->journal();
   if (j.active()) j.Record([p, slot, v] {
       p->outputs_[slot] = v;
-      v->producer_ = p;
+      v->SetProducer(p, slot);
     });
   SetInitializer(v, std::move(t));
   BumpStructure();

@@ -9,8 +9,22 @@
 
 namespace kiln {
 
+Graph* Value::graph() const {
+  if (producer_or_graph_ & 1) return reinterpret_cast<Graph*>(producer_or_graph_ & ~uintptr_t{1});
+  return reinterpret_cast<const Node*>(producer_or_graph_)->graph();
+}
+
+void Value::SetProducer(Node* n, uint32_t slot) {
+  if (n == nullptr) {
+    SetGraph(graph());
+  } else {
+    producer_or_graph_ = reinterpret_cast<uintptr_t>(n);
+  }
+  producer_output_ = slot;
+}
+
 void Value::SetType(Type t) {
-  Model& m = *graph_->model();
+  Model& m = *graph()->model();
   const Type* interned = m.types().Intern(std::move(t));
   if (interned == type_) return;  // equal types, one entry: unchanged
   MarkReadersShapeDirty();
@@ -40,7 +54,7 @@ void Value::SetShapeData(std::shared_ptr<const ShapeData> d, bool changed) {
 }
 
 void Value::SetAnnotation(const std::string& key, const std::optional<std::string>& value) {
-  if (value || extras_) extras().rare.SetAnnotation(graph_->model()->journal(), key, value);
+  if (value || extras_) extras().rare.SetAnnotation(graph()->model()->journal(), key, value);
 }
 
 }  // namespace kiln

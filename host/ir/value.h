@@ -39,11 +39,12 @@ class Value {
   void MarkReadersShapeDirty() const;
   DataType elem_type() const { return type_->elem; }
 
-  Node* producer() const { return producer_; }
+  Node* producer() const { return (producer_or_graph_ & 1) ? nullptr : reinterpret_cast<Node*>(producer_or_graph_); }
   uint32_t producer_output() const { return producer_output_; }
   std::span<const Use> uses() const { return uses_; }
   bool has_uses() const { return !uses_.empty() || graph_output_refs_ > 0; }
-  Graph* graph() const { return graph_; }
+  // The graph the value was made in: its producer's, or the one it keeps itself when it has none.
+  Graph* graph() const;
 
   // Initializer data, shared; null unless the value is an initializer.
   const std::shared_ptr<const Tensor>& initializer() const { return initializer_; }
@@ -78,7 +79,7 @@ class Value {
 
   // What few values have, out of line (a 100k-node graph has 230k values): a sparse initializer's data, what shape
   // inference knows of a shape tensor's contents, annotations and a doc string. One pointer for all of them, and a
-  // 16-byte Name, keep a value at 112 bytes, an allocator size class of its own (120 would take 128).
+  // 16-byte Name, keep a value at 96 bytes, an allocator size class of its own (104 would take 112).
   struct Extras {
     std::shared_ptr<const SparseTensor> sparse_initializer;
     std::shared_ptr<const ShapeData> shape_data;
@@ -94,19 +95,25 @@ class Value {
   // (Node::SetInput, Graph's node addition and removal) record their own undo steps.
   void AddUse(Node* n, size_t slot) { uses_.push_back(Use{n, static_cast<uint32_t>(slot)}); }
   void DropUse(Node* n, size_t slot);
+  // Output `slot` of `n` (a node of the value's graph), or none (null). Not journaled: Graph's callers record their
+  // own undo steps.
+  void SetProducer(Node* n, uint32_t slot);
+  void SetGraph(Graph* g) { producer_or_graph_ = reinterpret_cast<uintptr_t>(g) | 1; }
 
   Name name_;
   const Type* type_ = TypeTable::None();  // in the model's TypeTable
-  Graph* graph_ = nullptr;
-  Node* producer_ = nullptr;
+  // The producer (a Node*), or the value's graph tagged 1 when it has none: a value's graph is its producer's, so
+  // one word holds both, and a value fits in 96 bytes (an allocator size class: 1.67M values in the 1M-node chain).
+  uintptr_t producer_or_graph_ = 1;
   InlineVector<Use, 1> uses_;  // most values have one reader
   std::shared_ptr<const Tensor> initializer_;
   std::unique_ptr<Extras> extras_;
   uint32_t producer_output_ = 0;
-  uint32_t graph_input_refs_ = 0, graph_output_refs_ = 0;
+  // How many times the value is listed among its graph's inputs and outputs (Graph refuses a 65,536th).
+  uint16_t graph_input_refs_ = 0, graph_output_refs_ = 0;
+  uint32_t index_ = 0;  // in its graph's OwnerList
   bool deleted_ = false;
   bool in_value_info_ = false;
-  uint32_t index_ = 0;  // in its graph's OwnerList
 };
 
 }  // namespace kiln
