@@ -94,7 +94,7 @@ Node* Graph::AddNodeWithOutputs(std::string op_type, std::string domain, std::st
                                 std::vector<Value*> inputs, const std::vector<std::string>& output_names) {
   auto owned = std::make_unique<Node>();
   Node* n = owned.get();
-  n->id_ = model_->NextNodeId();
+  n->id_ = static_cast<uint32_t>(model_->NextNodeId());
   n->order_ = model_->insertion_order;
   n->op_ = Node::OpKeyOf(std::move(op_type), std::move(domain));
   n->name_ = std::move(name);

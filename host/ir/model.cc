@@ -1,10 +1,18 @@
 #include "ir/model.h"
 
+#include <limits>
 #include <unordered_set>
 
 #include "support/error.h"
 
 namespace kiln {
+
+uint64_t Model::NextNodeId() {
+  if (next_node_id_ > std::numeric_limits<uint32_t>::max())
+    throw InternalError("this model has made " + std::to_string(next_node_id_ - 1) +
+                        " nodes, the most a node's 32-bit id can number");
+  return next_node_id_++;
+}
 
 void ForEachValueName(const Graph& g, const std::function<void(std::string_view)>& add) {
   ForEachGraphIn(g, [&](const Graph& sub) {

@@ -93,7 +93,8 @@ class Model {
   std::shared_ptr<void>& call_instance_data() { return call_instance_data_; }
 
   // ---- internal bookkeeping used by Graph and Node
-  uint64_t NextNodeId() { return next_node_id_++; }
+  // Ids are 32-bit in a node: a model that has made 2^32 - 1 nodes makes no more (an InternalError).
+  uint64_t NextNodeId();
   void NoteNewNode(Node* n);
   int64_t insertion_order = 0;  // order hint given to new nodes (the driver sets it to the node being visited)
   // The main graph tree's names (see name_set.h); Graph::names() finds the right set for any graph.

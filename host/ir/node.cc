@@ -118,8 +118,8 @@ void Node::ResizeInputs(size_t n) {
   if (j.active()) j.Record([this, old_size] { inputs_.resize(old_size, nullptr); });
 }
 
-const std::vector<Attribute>& Node::NoAttributes() {
-  static const std::vector<Attribute> none;
+const Node::Extras& Node::NoExtras() {
+  static const Extras none;
   return none;
 }
 
@@ -177,8 +177,8 @@ void Node::SetAttribute(Attribute a) {
     if (j.active())
       j.Record([this] {
         EditAttributes([&] {
-          graph_->model()->BuryGraphs(std::move(attrs_->back().graphs));
-          attrs_->pop_back();
+          graph_->model()->BuryGraphs(std::move(extras_->attrs.back().graphs));
+          extras_->attrs.pop_back();
         });
       });
     return;
@@ -189,8 +189,8 @@ void Node::SetAttribute(Attribute a) {
       auto old = std::make_shared<Attribute>(std::move(attrs[i]));
       j.Record([this, i, old] {
         EditAttributes([&] {
-          graph_->model()->BuryGraphs(std::move((*attrs_)[i].graphs));
-          (*attrs_)[i] = std::move(*old);
+          graph_->model()->BuryGraphs(std::move(extras_->attrs[i].graphs));
+          extras_->attrs[i] = std::move(*old);
         });
       });
     }
@@ -199,8 +199,8 @@ void Node::SetAttribute(Attribute a) {
 }
 
 bool Node::RemoveAttribute(std::string_view name) {
-  if (!attrs_) return false;
-  std::vector<Attribute>& attrs = *attrs_;
+  if (!extras_) return false;
+  std::vector<Attribute>& attrs = extras_->attrs;
   auto it = std::find_if(attrs.begin(), attrs.end(), [&](const Attribute& x) { return x.name == name; });
   if (it == attrs.end()) return false;
   if (!IsTemporaryMark(name)) MarkShapeDirty();
@@ -210,7 +210,10 @@ bool Node::RemoveAttribute(std::string_view name) {
     if (j.active()) {
       auto old = std::make_shared<Attribute>(std::move(attrs[i]));
       j.Record([this, i, old] {
-        EditAttributes([&] { attrs_->insert(attrs_->begin() + static_cast<ptrdiff_t>(i), std::move(*old)); });
+        EditAttributes([&] {
+          std::vector<Attribute>& kept = extras_->attrs;
+          kept.insert(kept.begin() + static_cast<ptrdiff_t>(i), std::move(*old));
+        });
       });
     }
     attrs.erase(attrs.begin() + static_cast<ptrdiff_t>(i));
@@ -219,7 +222,7 @@ bool Node::RemoveAttribute(std::string_view name) {
 }
 
 void Node::SetAnnotation(const std::string& key, const std::optional<std::string>& value) {
-  rare_.SetAnnotation(JournalOf(this), key, value);
+  if (value || extras_) extras().rare.SetAnnotation(JournalOf(this), key, value);
 }
 
 std::vector<Graph*> Node::subgraphs() const {

@@ -31,10 +31,12 @@ class Node {
   const std::string* op_type_id() const { return op_->op_type; }
   const std::string& domain() const { return *op_->domain; }  // "" is ONNX's default domain
   const Name& name() const { return name_; }
-  const std::string& doc_string() const { return rare_.doc_string(); }
+  const std::string& doc_string() const { return ExtrasOrNone().rare.doc_string(); }
   void SetName(std::string name);
   void SetOpType(std::string op_type, std::string domain);
-  void set_doc_string(std::string d) { rare_.set_doc_string(std::move(d)); }
+  void set_doc_string(std::string d) {
+    if (!d.empty() || extras_) extras().rare.set_doc_string(std::move(d));
+  }
   Graph* graph() const { return graph_; }
   bool is_deleted() const { return deleted_; }
 
@@ -50,7 +52,7 @@ class Node {
   // Grows (with absent inputs) or shrinks the input list to `n` slots.
   void ResizeInputs(size_t n);
 
-  const std::vector<Attribute>& attributes() const { return attrs_ ? *attrs_ : NoAttributes(); }
+  const std::vector<Attribute>& attributes() const { return ExtrasOrNone().attrs; }
   const Attribute* FindAttribute(std::string_view name) const;
   int64_t GetInt(std::string_view name, int64_t fallback) const;
   float GetFloat(std::string_view name, float fallback) const;
@@ -61,7 +63,7 @@ class Node {
   bool RemoveAttribute(std::string_view name);
 
   // String annotations (the ABI's node_set_annotation), written to the model's metadata on export.
-  const std::map<std::string, std::string>& annotations() const { return rare_.annotations(); }
+  const std::map<std::string, std::string>& annotations() const { return ExtrasOrNone().rare.annotations(); }
   // Sets, or with nullopt removes, an annotation (journaled).
   void SetAnnotation(const std::string& key, const std::optional<std::string>& value);
 
@@ -102,10 +104,11 @@ class Node {
   bool deleted_ = false;  // first: beside `scratch`, in what would be its padding
   bool shape_dirty_ = true;
   uint32_t index_ = 0;  // in its graph's OwnerList
-  uint64_t id_ = 0;
+  uint32_t id_ = 0;     // Model::NextNodeId refuses a 2^32nd node
   int64_t order_ = 0;
   // An op type and a domain, both Interned; the pair is kept once for the process too (OpKeyOf). With it, a 16-byte
-  // Name and the attributes out of line, a node is 128 bytes, an allocator size class of its own (144 would take 160).
+  // Name, a 32-bit id and the attributes and rare fields out of line, a node is 112 bytes, an allocator size class
+  // of its own (120 would take 128).
   struct OpKey {
     const std::string* op_type;
     const std::string* domain;
@@ -114,14 +117,20 @@ class Node {
   const OpKey* op_ = OpKeyOf({}, {});
   Name name_;
   InlineVector<Value*, 2> inputs_, outputs_;  // most nodes have one or two of each
-  // Null while the node has none (Add, Mul, Relu...): 8 bytes where a vector took 24.
-  std::unique_ptr<std::vector<Attribute>> attrs_;
-  static const std::vector<Attribute>& NoAttributes();
-  std::vector<Attribute>& MutableAttributes() {
-    if (!attrs_) attrs_ = std::make_unique<std::vector<Attribute>>();
-    return *attrs_;
+  // The attributes, annotations and doc string, out of line in one block: null while the node has none (Add, Mul,
+  // Relu...), 8 bytes where a vector of attributes and the rare fields took 32.
+  struct Extras {
+    std::vector<Attribute> attrs;
+    RareFields rare;
+  };
+  std::unique_ptr<Extras> extras_;
+  static const Extras& NoExtras();
+  const Extras& ExtrasOrNone() const { return extras_ ? *extras_ : NoExtras(); }
+  Extras& extras() {
+    if (!extras_) extras_ = std::make_unique<Extras>();
+    return *extras_;
   }
-  RareFields rare_;  // annotations and doc string
+  std::vector<Attribute>& MutableAttributes() { return extras().attrs; }
   Graph* graph_ = nullptr;
 };
 
