@@ -31,6 +31,14 @@ const char* kDiamond = R"(g (float[2] x) => (float[2] y) {
     y = Add(b, c)
   })";
 
+// A chain with a node no one reads, for the tests that delete it.
+const char* kWithDeadNode = R"(g (float[2] x) => (float[2] y) {
+    a = Relu(x)
+    dead = Neg(a)
+    b = Exp(a)
+    y = Abs(b)
+  })";
+
 const char* kChain = R"(g (float[2] x) => (float[2] y) {
     a = Relu(x)
     b = Neg(a)
@@ -129,12 +137,7 @@ TEST(AnalysisCache, KeptForTheKindsTheRunningPassPreserves) {
 }
 
 TEST(AnalysisCache, AKeptOrderDropsDeletedNodes) {
-  auto m = ParseModel(M(R"(g (float[2] x) => (float[2] y) {
-    a = Relu(x)
-    dead = Neg(a)
-    b = Exp(a)
-    y = Abs(b)
-  })"));
+  auto m = ParseModel(M(kWithDeadNode));
   ASSERT_TRUE(m);
   Graph& g = m->graph();
   Node *a = N(g, "a"), *dead = N(g, "dead"), *b = N(g, "b"), *y = N(g, "y");
@@ -150,12 +153,7 @@ TEST(AnalysisCache, AKeptOrderDropsDeletedNodes) {
 // The cached order is the listed one itself (one list, not a copy) until they differ: a kept order that dropped a
 // deleted node holds its own, and the next order computed anew is the listed one again.
 TEST(AnalysisCache, TheCachedOrderIsTheListedOneUntilTheyDiffer) {
-  auto m = ParseModel(M(R"(g (float[2] x) => (float[2] y) {
-    a = Relu(x)
-    dead = Neg(a)
-    b = Exp(a)
-    y = Abs(b)
-  })"));
+  auto m = ParseModel(M(kWithDeadNode));
   ASSERT_TRUE(m);
   Graph& g = m->graph();
   Node *a = N(g, "a"), *dead = N(g, "dead"), *b = N(g, "b"), *y = N(g, "y");
