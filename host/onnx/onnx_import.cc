@@ -67,7 +67,7 @@ class Importer {
         if (!v->is_initializer())
           throw ModelError(name_ + ": " + where + ": graph input '" + in.name() + "' is declared twice");
         if (in.has_type()) v->SetType(TypeFromProto(in.type()));
-        g.AppendInput(v);
+        List(g, v, &Graph::AppendInput);
       }
       v->set_doc_string(in.doc_string());
     }
@@ -192,7 +192,7 @@ class Importer {
         if (v->graph() == &g) v->SetType(TypeFromProto(out.type()));
       }
       if (!out.doc_string().empty()) v->set_doc_string(out.doc_string());
-      g.AppendOutput(v);
+      List(g, v, &Graph::AppendOutput);
     }
     for (const auto& vi : gp.value_info()) {
       Value* v = g.FindValue(vi.name());
@@ -218,7 +218,7 @@ class Importer {
         Value* v = g.FindValue(out);
         if (v == nullptr)
           throw ModelError(name_ + ": " + Where(g) + ": output '" + out + "' is not produced by any node or input");
-        g.AppendOutput(v);
+        List(g, v, &Graph::AppendOutput);
       }
     }
   }
@@ -242,6 +242,17 @@ class Importer {
   }
 
  private:
+  // Appends v to g's inputs or outputs. The graph refuses a value's 65,536th listing (its count is 16 bits); the
+  // error names the file too.
+  void List(Graph& g, Value* v, void (Graph::*append)(Value*)) {
+    try {
+      (g.*append)(v);
+    } catch (const Error& e) {
+      if (e.code() != ExitCode::kInvalidModel) throw;
+      throw ModelError(name_ + ": " + e.what());
+    }
+  }
+
   std::string Where(const Graph& g) const {
     if (const Function* f = g.function()) return "function '" + f->domain() + "." + f->name() + "'";
     if (g.owner_node() == nullptr) return "graph '" + g.name() + "'";

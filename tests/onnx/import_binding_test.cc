@@ -83,5 +83,26 @@ TEST(ImportBinding, AnInputNothingDefinesIsAnErrorNamingTheNode) {
   }
 }
 
+// A value listed among a graph's outputs 65,536 times passes the graph's 16-bit count: the model is refused with
+// one error naming the file, the graph and the value.
+TEST(ImportBinding, AValueListedAsAnOutputTooOftenIsAnErrorNamingTheFile) {
+  onnx::ModelProto proto;
+  onnx::OnnxParser parser(R"(<ir_version: 8, opset_import: ["" : 17]>
+      g (float[2] x) => (float[2] y) {
+        y = Relu (x)
+      })");
+  ASSERT_TRUE(parser.Parse(proto).IsOK());
+  const onnx::ValueInfoProto y = proto.graph().output(0);
+  for (int i = 0; i < 65535; ++i) *proto.mutable_graph()->add_output() = y;
+  try {
+    ImportModel(std::move(proto), "many_outputs.onnx", "");
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ExitCode::kInvalidModel);
+    EXPECT_EQ(std::string(e.what()),
+              "many_outputs.onnx: graph 'g' lists value 'y' more than 65535 times among its outputs");
+  }
+}
+
 }  // namespace
 }  // namespace kiln
