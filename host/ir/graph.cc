@@ -314,7 +314,7 @@ void Graph::TransferOutput(Node* to, size_t slot, Value* v, bool leave_empty) {
     old->outputs_[old_slot] = fresh;
     if (j.active()) j.Record([old, old_slot, v, fresh] {
         old->outputs_[old_slot] = v;
-        fresh->SetProducer(nullptr, old_slot);
+        fresh->ClearProducer();
       });
   }
   Node* prev_producer = v->producer();
@@ -326,7 +326,7 @@ void Graph::TransferOutput(Node* to, size_t slot, Value* v, bool leave_empty) {
       v->SetProducer(prev_producer, prev_slot);
     });
   if (displaced != nullptr) {
-    displaced->SetProducer(nullptr, displaced->producer_output_);
+    displaced->ClearProducer();
     if (j.active()) j.Record([displaced, to, slot] { displaced->SetProducer(to, static_cast<uint32_t>(slot)); });
     RemoveValue(displaced);
   }
@@ -421,7 +421,7 @@ void Graph::ConvertToInitializer(Value* v, std::shared_ptr<const Tensor> t) {
   Value* fresh = NewValue(FreshName(v->name() + "_unused"));
   fresh->SetProducer(p, slot);
   p->outputs_[slot] = fresh;
-  v->SetProducer(nullptr, slot);
+  v->ClearProducer();
   Journal& j = model_->journal();
   if (j.active()) j.Record([p, slot, v] {
       p->outputs_[slot] = v;

@@ -22,23 +22,9 @@ void Tensor::set_name(std::string n) {
 }
 
 Tensor::RareParts& Tensor::MutableRareParts() {
-  if (!rare_) rare_ = std::make_unique<RareParts>();
+  if (!rare_) rare_ = RareParts{};
   return *rare_;
 }
-
-Tensor::Tensor(const Tensor& o)
-    : type_(o.type_),
-      storage_(o.storage_),
-      dims_(o.dims_),
-      data_(o.data_),
-      rare_(o.rare_ ? std::make_unique<RareParts>(*o.rare_) : nullptr) {}
-
-Tensor& Tensor::operator=(const Tensor& o) {
-  if (this != &o) *this = Tensor(o);
-  return *this;
-}
-
-Tensor::~Tensor() = default;
 
 int64_t Tensor::num_elements() const {
   int64_t n = 1;

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "ir/boxed.h"
 #include "ir/buffer.h"
 #include "ir/data_type.h"
 #include "ir/dims.h"
@@ -29,12 +30,6 @@ class Tensor {
   Tensor() = default;
   Tensor(DataType type, Dims dims, std::shared_ptr<const Buffer> data)
       : type_(type), dims_(std::move(dims)), data_(std::move(data)) {}
-  // A copy has rare parts of its own (they are rare: copying them costs little where it happens).
-  Tensor(const Tensor& o);
-  Tensor& operator=(const Tensor& o);
-  Tensor(Tensor&&) noexcept = default;
-  Tensor& operator=(Tensor&&) noexcept = default;
-  ~Tensor();
   static Tensor FromStrings(std::vector<int64_t> dims, std::vector<std::string> strings);
   // A tensor of the given element type holding a copy of `values`' bytes.
   template <typename T>
@@ -92,8 +87,9 @@ class Tensor {
 
  private:
   // What few tensors have, out of line: a model's weights are mostly small numeric tensors with none of it, and a
-  // tensor with all of it inline took 232 bytes (a 1M-node chain holds 667k of them). Each tensor owns its own:
-  // one pointer, where a shared_ptr took two, keeps a tensor at 48 bytes.
+  // tensor with all of it inline took 232 bytes (a 1M-node chain holds 667k of them). Boxed: each tensor owns its
+  // own, and a copy copies them (they are rare: that costs little where it happens); one pointer, where a
+  // shared_ptr took two, keeps a tensor at 48 bytes.
   struct RareParts {
     std::vector<std::string> strings;
     std::string doc_string;
@@ -109,7 +105,7 @@ class Tensor {
   Storage storage_ = Storage::kRaw;
   Dims dims_;
   std::shared_ptr<const Buffer> data_;
-  std::unique_ptr<RareParts> rare_;
+  Boxed<RareParts> rare_;
 };
 
 // ONNX's SparseTensorProto: values, COO indices and the dense shape.

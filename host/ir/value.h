@@ -98,6 +98,7 @@ class Value {
   // Output `slot` of `n` (a node of the value's graph), or none (null). Not journaled: Graph's callers record their
   // own undo steps.
   void SetProducer(Node* n, uint32_t slot);
+  void ClearProducer() { SetProducer(nullptr, producer_output_); }  // the slot stays, unread
   void SetGraph(Graph* g) { producer_or_graph_ = reinterpret_cast<uintptr_t>(g) | 1; }
 
   Name name_;

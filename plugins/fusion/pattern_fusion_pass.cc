@@ -143,7 +143,7 @@ class Acceptor {
 
   // The kept candidates, in the order they were kept. The maps of what is taken go first.
   std::deque<Found>& Kept() {
-    taken_ = TakenNodes(std::span<const sdk::Node>());
+    taken_ = TakenNodes();
     replaced_ = {};
     return accepted_;
   }

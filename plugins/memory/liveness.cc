@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <optional>
-#include <span>
 #include <stdexcept>
 #include <string_view>
 #include <unordered_map>
@@ -226,7 +225,7 @@ class LivenessBuilder {
   sdk::Graph main_;
   bool in_place_;
   Liveness out_;
-  sdk::NodeTable<int64_t> steps_{std::span<const sdk::Node>()};  // each scheduled node's step plus one
+  sdk::NodeTable<int64_t> steps_;  // each scheduled node's step plus one
   SortedIndex<KilnValue*, size_t> index_;
   std::unordered_set<KilnValue*> pinned_;  // the main graph's outputs
   std::unordered_set<int> pinned_buffers_;

@@ -23,6 +23,7 @@ namespace kiln::sdk {
 template <typename T>
 class NodeTable {
  public:
+  NodeTable() = default;  // empty: every node reads T{} (and a Set goes to the map)
   explicit NodeTable(std::span<const Node> nodes) {
     if (nodes.empty()) return;
     uint64_t lo = nodes.front().Id(), hi = lo;
