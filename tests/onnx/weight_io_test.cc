@@ -564,7 +564,7 @@ TEST(WeightSplit, ACorruptStreamedNodeIsTheModelsError) {
   fs::remove(p);
 }
 
-// Buffer::Zeros maps large blocks itself (2 MB-aligned from 2 MB, prefaulted): every size reads as zeros, and
+// Buffer::Zeros maps blocks of 2 MB or more itself (2 MB-aligned, prefaulted): every size reads as zeros, and
 // a block that a pass writes through its tensor keeps what was written.
 TEST(ZeroedBuffer, EverySizeIsZeroAndLargeBlocksAreAligned) {
   for (size_t n : {size_t{0}, size_t{1}, size_t{4096}, size_t{256} << 10, (size_t{2} << 20) + 3, size_t{9} << 20}) {
@@ -579,6 +579,19 @@ TEST(ZeroedBuffer, EverySizeIsZeroAndLargeBlocksAreAligned) {
       auto* w = const_cast<std::byte*>(b->data());
       w[0] = w[n - 1] = std::byte{7};
       EXPECT_EQ(b->data()[n - 1], std::byte{7});
+    }
+  }
+}
+
+// Blocks under 2 MB come from the heap, which hands back memory it has used: a block made where a written one was
+// freed still reads as zeros.
+TEST(ZeroedBuffer, HeapBlocksReadAsZeroAfterAWrittenOneIsFreed) {
+  for (size_t n : {size_t{4096}, size_t{256} << 10, size_t{1} << 20, (size_t{2} << 20) - 1}) {
+    for (int round = 0; round < 3; ++round) {
+      auto b = Buffer::Zeros(n);
+      ASSERT_TRUE(std::all_of(b->data(), b->data() + n, [](std::byte x) { return x == std::byte{0}; }))
+          << n << " round " << round;
+      std::memset(const_cast<std::byte*>(b->data()), 0x5a, n);
     }
   }
 }
