@@ -19,7 +19,6 @@
 #include <vector>
 
 #include "kiln/kiln.h"
-#include "support/allocator_setup.h"
 
 namespace {
 
@@ -37,7 +36,6 @@ int Fail(const kiln::Status& s) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  kiln::ConfigureAllocator();  // the heap kiln's main sets up (support/allocator_setup.h)
   if (argc < 3) {
     std::cerr << "usage: bench_warm_compile MODEL.onnx RUNS [LEVEL]\n";
     return 1;

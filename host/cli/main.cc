@@ -14,7 +14,6 @@
 #include "cli/commands.h"
 #include "cli/option_flags.h"
 #include "shape/schema_registry.h"
-#include "support/allocator_setup.h"
 #include "support/display_text.h"
 #include "support/error.h"
 
@@ -54,7 +53,6 @@ bool ReadsAModel(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  kiln::ConfigureAllocator();
   std::optional<kiln::SchemaRegistryWarmup> warmup;
   if (ReadsAModel(argc, argv)) warmup.emplace();
   google::protobuf::SetLogHandler(QuietProtobuf);
