@@ -1,6 +1,7 @@
 #include "support/atomic_file.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -99,9 +100,28 @@ void AtomicFile::Commit() {
   // The prefill may have run past the end of what was written.
   if (prefilled_ && ::truncate(temp_.c_str(), static_cast<off_t>(written)) != 0)
     throw UsageError(path_ + ": cannot cut to its written size: " + std::strerror(errno));
+  ReplaceWithTemp();
+  done_ = true;
+}
+
+void AtomicFile::ReplaceWithTemp() {
+  // Over an existing regular file, the two names are swapped (RENAME_EXCHANGE) and the old file, now under the
+  // temporary name, is removed. rename() over it would be as atomic, but ext4 (auto_da_alloc) then allocates the new
+  // file's blocks and starts writing it back inside the call: 29 ms for ResNet-50's 100 MB output on the VM here,
+  // 48 ms for BERT's, 2.9 ms for ERNIE's 5 MB, against 0.1 ms into a free name. Neither way is durable before the
+  // kernel writes the file back (Kiln does not fsync; a new name never was).
+  struct stat st {};
+  if (::lstat(path_.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
+      ::renameat2(AT_FDCWD, temp_.c_str(), AT_FDCWD, path_.c_str(), RENAME_EXCHANGE) == 0) {
+    if (::unlink(temp_.c_str()) == 0) return;
+    const int err = errno;  // the destination turned into something else since lstat: put it back
+    if (::renameat2(AT_FDCWD, temp_.c_str(), AT_FDCWD, path_.c_str(), RENAME_EXCHANGE) != 0)
+      throw UsageError(path_ + ": replaced, but what it was is left at " + temp_ + ": " + std::strerror(err));
+    throw UsageError(path_ + ": cannot replace it: " + std::strerror(err));
+  }
+  // A new name, a link or something else at the path, or a file system without RENAME_EXCHANGE.
   if (std::rename(temp_.c_str(), path_.c_str()) != 0)
     throw UsageError(path_ + ": cannot rename into place: " + std::strerror(errno));
-  done_ = true;
 }
 
 }  // namespace kiln

@@ -44,6 +44,7 @@ class AtomicFile {
 
  private:
   void StopPrefill();
+  void ReplaceWithTemp();  // Commit's last step: the temporary file takes the destination's name
 
   std::string path_, temp_;
   std::ofstream out_;

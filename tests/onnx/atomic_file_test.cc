@@ -1,6 +1,6 @@
 // AtomicFile (host/support/atomic_file.h): the destination appears only on Commit, with exactly the bytes written,
 // whether or not a prefill ran ahead of them (shorter, longer or nothing written), and a file never committed
-// leaves nothing behind, its prefill stopped.
+// leaves nothing behind, its prefill stopped. Over an existing path, Commit does what rename() would.
 #include "support/atomic_file.h"
 
 #include <fcntl.h>
@@ -136,6 +136,52 @@ TEST_F(AtomicFileTest, CopyFromWhatTheKernelCannotCopyCopiesNothingAndTheStreamG
   f.stream() << "tail";
   f.Commit();
   EXPECT_EQ(Read(), "headtail");
+}
+
+// Over an existing file the names are swapped and the old file removed (ReplaceWithTemp): the result is rename()'s.
+TEST_F(AtomicFileTest, CommitReplacesAnExistingFileAndAHardLinkKeepsTheOldBytes) {
+  std::ofstream(path_, std::ios::binary) << "old bytes";
+  const fs::path other = dir_ / "other_link";
+  fs::create_hard_link(path_, other);
+  const std::string bytes = Pattern(70'000);
+  {
+    AtomicFile f(path_);
+    f.Prefill(size_t{1} << 20);
+    f.stream().write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    EXPECT_EQ(Read(), "old bytes");  // untouched until Commit
+    f.Commit();
+  }
+  EXPECT_EQ(Read(), bytes);
+  std::ifstream in(other, std::ios::binary);
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), {}), "old bytes");
+  EXPECT_EQ(FilesInDir(), 2u);  // the output and the other link: no temporary file left
+}
+
+TEST_F(AtomicFileTest, CommitOverASymlinkReplacesTheLinkNotItsTarget) {
+  const fs::path target = dir_ / "target";
+  std::ofstream(target, std::ios::binary) << "target bytes";
+  fs::create_symlink(target, path_);
+  {
+    AtomicFile f(path_);
+    f.stream() << "new";
+    f.Commit();
+  }
+  EXPECT_FALSE(fs::is_symlink(path_));
+  EXPECT_EQ(Read(), "new");
+  std::ifstream in(target, std::ios::binary);
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), {}), "target bytes");
+  EXPECT_EQ(FilesInDir(), 2u);
+}
+
+TEST_F(AtomicFileTest, CommitOverADirectoryFailsAndLeavesItWhereItIs) {
+  fs::create_directories(fs::path(path_) / "inside");
+  {
+    AtomicFile f(path_);
+    f.stream() << "new";
+    EXPECT_ANY_THROW(f.Commit());
+  }
+  EXPECT_TRUE(fs::is_directory(fs::path(path_) / "inside"));
+  EXPECT_EQ(FilesInDir(), 1u);  // the directory; the temporary file is gone
 }
 
 TEST_F(AtomicFileTest, AnUnwritableDirectoryIsRefusedWhenOpened) {
