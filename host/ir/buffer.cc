@@ -179,6 +179,9 @@ class LazilyAlignedSlice final : public Buffer {
   }
   bool is_mapped() const override { return whole_->is_mapped(); }
   std::optional<FileSpan> file_span() const override { return Within(*whole_, offset_); }  // the copy is the same
+  void PopulatePages(size_t offset, size_t size) const override {  // the window's, while it is what raw_bytes() reads
+    if (aligned_.load(std::memory_order_acquire) == nullptr) whole_->PopulatePages(offset_ + offset, size);
+  }
 
  private:
   std::shared_ptr<const Buffer> whole_;

@@ -279,6 +279,10 @@ void WriteBufferBytes(const Buffer* b, const Output& out, std::vector<std::byte>
     }
   }
   if (at >= b->size()) return;  // all computed: raw_bytes() would make the whole for nothing
+  // A file the kernel could not copy into (another file system) reads the bytes through their mapping: its pages
+  // mapped in one call rather than faulted in a few at a time (BERT's 126 MB onto tmpfs: 152 -> 125 ms). A string
+  // output reads them with pread (StringAppendBuf).
+  if (!out.string) b->PopulatePages(at, b->size() - at);
   std::span<const std::byte> rest = b->raw_bytes().subspan(at);
   os.write(reinterpret_cast<const char*>(rest.data()), static_cast<std::streamsize>(rest.size()));
 }

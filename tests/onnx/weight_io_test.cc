@@ -325,6 +325,39 @@ TEST(WeightSplit, PagesNoWindowCoversLeaveTheResidentSet) {
   fs::remove(p);
 }
 
+// A weight of a page or more is a window onto the mapping that maps none of its pages until something reads them:
+// written out unchanged, it is copied file to file (AtomicFile::CopyFrom), so a compile need not hold the model file
+// resident. The split mapped every window's pages at once before (MADV_POPULATE_READ), and this test then saw the
+// whole 8 MB.
+TEST(WeightSplit, ALargeWeightsPagesStayUnmappedUntilItIsRead) {
+  onnx::ModelProto m;
+  m.set_ir_version(8);
+  m.add_opset_import()->set_version(17);
+  auto* g = m.mutable_graph();
+  auto* add = g->add_node();
+  add->set_op_type("Add");
+  add->add_input("a");
+  add->add_input("b");
+  add->add_output("s");
+  AddRaw(g, "a", 1 << 20, 0.0f);  // 4 MB each
+  AddRaw(g, "b", 1 << 20, 1.0f);
+  fs::path p = fs::canonical(fs::temp_directory_path()) / ("kiln_weight_io_" + std::to_string(::getpid()) + "_lazy.onnx");
+  Write(p, m.SerializeAsString());
+  std::shared_ptr<const Buffer> file = Buffer::MapFile(p.string());
+  auto split = SplitWeights(file);
+  ASSERT_TRUE(split.has_value());
+  split->ReleaseNodeBytesBefore(SIZE_MAX);
+  ASSERT_TRUE(split->raw[0]->is_mapped());
+  const long kb = ResidentKb(p);
+  ASSERT_GE(kb, 0) << "no mapping of " << p << " in /proc/self/smaps";
+  EXPECT_LE(kb, 32) << "of a " << fs::file_size(p) / 1024 << " kB file whose weights nothing has read";
+  // Read, a window gives its bytes (faulting in what is read).
+  EXPECT_EQ(reinterpret_cast<const float*>(split->raw[1]->raw_bytes().data())[12345], 12346.0f);
+  split.reset();
+  file.reset();
+  fs::remove(p);
+}
+
 // The import parses the main graph's nodes where they lie in the mapping and gives their pages back as it passes
 // them, a few megabytes at a time, never a page it has yet to read.
 TEST(WeightSplit, NodePagesAreGivenBackAsTheImportPassesThem) {
