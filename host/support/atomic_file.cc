@@ -115,8 +115,10 @@ void AtomicFile::ReplaceWithTemp() {
       ::renameat2(AT_FDCWD, temp_.c_str(), AT_FDCWD, path_.c_str(), RENAME_EXCHANGE) == 0) {
     if (::unlink(temp_.c_str()) == 0) return;
     const int err = errno;  // the destination turned into something else since lstat: put it back
-    if (::renameat2(AT_FDCWD, temp_.c_str(), AT_FDCWD, path_.c_str(), RENAME_EXCHANGE) != 0)
+    if (::renameat2(AT_FDCWD, temp_.c_str(), AT_FDCWD, path_.c_str(), RENAME_EXCHANGE) != 0) {
+      done_ = true;  // the temporary name holds what was at the path: the destructor must not remove it
       throw UsageError(path_ + ": replaced, but what it was is left at " + temp_ + ": " + std::strerror(err));
+    }
     throw UsageError(path_ + ": cannot replace it: " + std::strerror(err));
   }
   // A new name, a link or something else at the path, or a file system without RENAME_EXCHANGE.
