@@ -128,9 +128,6 @@ struct LiveMapping {
 std::shared_mutex live_mappings_mu;
 std::map<uintptr_t, LiveMapping> live_mappings;
 
-// Below this a range is copied from the mapping: a system call costs more than the few pages it would spare.
-constexpr size_t kReadFromFileBytes = size_t{64} << 10;
-
 // The descriptor and file offset of [at, at + size) when the range lies inside one live mapping.
 std::optional<Buffer::FileSpan> LiveFileSpan(const void* at, size_t size) {
   const auto begin = reinterpret_cast<uintptr_t>(at);
@@ -281,9 +278,9 @@ std::shared_ptr<const Buffer> Buffer::AlignedSlice(std::shared_ptr<const Buffer>
   return std::make_shared<LazilyAlignedSlice>(std::move(whole), offset, size);
 }
 
-void Buffer::CopyStored(const void* at, std::span<std::byte> out) {
+void Buffer::CopyStored(const void* at, std::span<std::byte> out, size_t from_file_at_least) {
   if (out.empty()) return;
-  if (out.size() >= kReadFromFileBytes)
+  if (out.size() >= from_file_at_least)
     if (std::optional<FileSpan> span = LiveFileSpan(at, out.size()); span && ReadFile(span->fd, span->offset, out))
       return;
   std::memcpy(out.data(), at, out.size());

@@ -149,7 +149,9 @@ KilnStatus* ValueConstantRead(KilnValue* v, uint64_t offset, uint64_t size, void
 // ---- 1.11
 void StoredBytesRead(const void* at, uint64_t size, void* out) {
   try {
-    Buffer::CopyStored(at, {static_cast<std::byte*>(out), static_cast<size_t>(size)});
+    // At any size: a plugin asks for stored bytes it reads once (a computed constant's source, often a few KiB for
+    // CommonSubexpressionEliminationPass's sample), whose pages are likely not mapped (Buffer::Read).
+    Buffer::CopyStored(at, {static_cast<std::byte*>(out), static_cast<size_t>(size)}, 0);
   } catch (...) {  // the registry's lock failing: the slot cannot fail, so copy as the caller would have
     std::memcpy(out, at, static_cast<size_t>(size));
   }

@@ -328,7 +328,7 @@ TEST(WeightSplit, PagesNoWindowCoversLeaveTheResidentSet) {
 // A weight of a page or more is a window onto the mapping that maps none of its pages until something reads them:
 // written out unchanged, it is copied file to file (AtomicFile::CopyFrom), so a compile need not hold the model file
 // resident. The split mapped every window's pages at once before (MADV_POPULATE_READ), and this test then saw the
-// whole 8 MB.
+// whole 8 MB; a read of four bytes mapped their page before Buffer::Read took small ranges from the file too.
 TEST(WeightSplit, ALargeWeightsPagesStayUnmappedUntilItIsRead) {
   onnx::ModelProto m;
   m.set_ir_version(8);
@@ -351,8 +351,14 @@ TEST(WeightSplit, ALargeWeightsPagesStayUnmappedUntilItIsRead) {
   const long kb = ResidentKb(p);
   ASSERT_GE(kb, 0) << "no mapping of " << p << " in /proc/self/smaps";
   EXPECT_LE(kb, 32) << "of a " << fs::file_size(p) / 1024 << " kB file whose weights nothing has read";
-  // Read, a window gives its bytes (faulting in what is read).
+  // A range read through Buffer::Read (value_constant_read's path) comes from the file: it maps nothing.
+  float f = 0;
+  split->raw[1]->Read(12345 * sizeof(float), std::as_writable_bytes(std::span<float>(&f, 1)));
+  EXPECT_EQ(f, 12346.0f);
+  EXPECT_EQ(ResidentKb(p), kb);
+  // Read in place, a window gives its bytes (faulting in what is read).
   EXPECT_EQ(reinterpret_cast<const float*>(split->raw[1]->raw_bytes().data())[12345], 12346.0f);
+  EXPECT_GT(ResidentKb(p), kb);
   split.reset();
   file.reset();
   fs::remove(p);
