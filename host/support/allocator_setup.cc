@@ -18,18 +18,22 @@
 
 namespace {
 
-// Whether `envp` sets one of `names` (mimalloc's own lookup ignores case, and knows some options by an older name).
-bool InEnvironment(char** envp, std::initializer_list<std::string_view> names) {
-  for (char** e = envp; e != nullptr && *e != nullptr; ++e) {
-    const std::string_view entry(*e);
-    for (std::string_view name : names) {
-      if (entry.size() <= name.size() || entry[name.size()] != '=') continue;
-      auto upper = [](char c) { return c >= 'a' && c <= 'z' ? static_cast<char>(c - 'a' + 'A') : c; };
-      bool same = true;
-      for (size_t i = 0; i < name.size() && same; ++i) same = upper(entry[i]) == name[i];  // names: upper case
-      if (same) return true;
-    }
+// Whether `entry` ("NAME=value") sets `name` (upper case), ignoring case as mimalloc's own lookup does. ASCII
+// only: the C library's locale is not set up yet.
+bool Sets(std::string_view entry, std::string_view name) {
+  if (entry.size() <= name.size() || entry[name.size()] != '=') return false;
+  for (size_t i = 0; i < name.size(); ++i) {
+    const char c = entry[i];
+    if ((c >= 'a' && c <= 'z' ? static_cast<char>(c - 'a' + 'A') : c) != name[i]) return false;
   }
+  return true;
+}
+
+// Whether `envp` sets one of `names` (mimalloc knows some options by an older name too).
+bool InEnvironment(char** envp, std::initializer_list<std::string_view> names) {
+  for (char** e = envp; e != nullptr && *e != nullptr; ++e)
+    for (std::string_view name : names)
+      if (Sets(*e, name)) return true;
   return false;
 }
 

@@ -33,8 +33,17 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// A path in the temporary directory, canonical: /proc/self/smaps names a mapping by its file's canonical path.
 fs::path Temp(const std::string& name) {
-  return fs::temp_directory_path() / ("kiln_weight_io_" + std::to_string(::getpid()) + "_" + name);
+  return fs::canonical(fs::temp_directory_path()) / ("kiln_weight_io_" + std::to_string(::getpid()) + "_" + name);
+}
+
+// An empty model (IR 8, opset 17) for a test to fill.
+onnx::ModelProto NewModel() {
+  onnx::ModelProto m;
+  m.set_ir_version(8);
+  m.add_opset_import()->set_version(17);
+  return m;
 }
 
 void AddRaw(onnx::GraphProto* g, const std::string& name, int n, float first) {
@@ -101,9 +110,7 @@ int64_t Elements(int i) { return i % 3 == 0 ? 64 + i : 1024 + i; }
 // A Sum over several float weights whose raw bytes land at different offsets in the file (names of different
 // lengths shift them), one typed (float_data) weight, and an If whose branch holds its own raw initializer.
 onnx::ModelProto WeightsModel() {
-  onnx::ModelProto m;
-  m.set_ir_version(8);
-  m.add_opset_import()->set_version(17);
+  onnx::ModelProto m = NewModel();
   auto* g = m.mutable_graph();
   g->set_name("weights");
   auto* sum = g->add_node();
@@ -293,9 +300,7 @@ long ResidentKb(const fs::path& path) {
 
 TEST(WeightSplit, PagesNoWindowCoversLeaveTheResidentSet) {
   // 4000 weights of 64 bytes each: a 400 kB file whose every page holds some, none worth a window.
-  onnx::ModelProto m;
-  m.set_ir_version(8);
-  m.add_opset_import()->set_version(17);
+  onnx::ModelProto m = NewModel();
   auto* g = m.mutable_graph();
   auto* sum = g->add_node();
   sum->set_op_type("Sum");
@@ -304,7 +309,7 @@ TEST(WeightSplit, PagesNoWindowCoversLeaveTheResidentSet) {
     sum->add_input("w" + std::to_string(i));
   }
   sum->add_output("s");
-  fs::path p = fs::canonical(fs::temp_directory_path()) / ("kiln_weight_io_" + std::to_string(::getpid()) + "_rss.onnx");
+  fs::path p = Temp("rss.onnx");
   Write(p, m.SerializeAsString());
   std::shared_ptr<const Buffer> file = Buffer::MapFile(p.string());
   auto split = SplitWeights(file);  // the walk reads every page of the file
@@ -330,18 +335,12 @@ TEST(WeightSplit, PagesNoWindowCoversLeaveTheResidentSet) {
 // resident. The split mapped every window's pages at once before (MADV_POPULATE_READ), and this test then saw the
 // whole 8 MB; a read of four bytes mapped their page before Buffer::Read took small ranges from the file too.
 TEST(WeightSplit, ALargeWeightsPagesStayUnmappedUntilItIsRead) {
-  onnx::ModelProto m;
-  m.set_ir_version(8);
-  m.add_opset_import()->set_version(17);
+  onnx::ModelProto m = NewModel();
   auto* g = m.mutable_graph();
-  auto* add = g->add_node();
-  add->set_op_type("Add");
-  add->add_input("a");
-  add->add_input("b");
-  add->add_output("s");
+  AddNode(g, "Add", {"a", "b"}, {"s"});
   AddRaw(g, "a", 1 << 20, 0.0f);  // 4 MB each
   AddRaw(g, "b", 1 << 20, 1.0f);
-  fs::path p = fs::canonical(fs::temp_directory_path()) / ("kiln_weight_io_" + std::to_string(::getpid()) + "_lazy.onnx");
+  fs::path p = Temp("lazy.onnx");
   Write(p, m.SerializeAsString());
   std::shared_ptr<const Buffer> file = Buffer::MapFile(p.string());
   auto split = SplitWeights(file);
@@ -367,9 +366,7 @@ TEST(WeightSplit, ALargeWeightsPagesStayUnmappedUntilItIsRead) {
 // The import parses the main graph's nodes where they lie in the mapping and gives their pages back as it passes
 // them, a few megabytes at a time, never a page it has yet to read.
 TEST(WeightSplit, NodePagesAreGivenBackAsTheImportPassesThem) {
-  onnx::ModelProto m;
-  m.set_ir_version(8);
-  m.add_opset_import()->set_version(17);
+  onnx::ModelProto m = NewModel();
   auto* g = m.mutable_graph();
   AddRaw(g, "w", 16, 1.0f);
   const std::string padding(4000, 'd');
@@ -379,7 +376,7 @@ TEST(WeightSplit, NodePagesAreGivenBackAsTheImportPassesThem) {
     n->set_doc_string(padding);
     last = "v" + std::to_string(i);
   }
-  fs::path p = fs::canonical(fs::temp_directory_path()) / ("kiln_weight_io_" + std::to_string(::getpid()) + "_nodes.onnx");
+  fs::path p = Temp("nodes.onnx");
   Write(p, m.SerializeAsString());
   auto split = SplitWeights(Buffer::MapFile(p.string()));
   ASSERT_TRUE(split.has_value());
@@ -414,7 +411,7 @@ TEST(WeightSplit, NodePagesAreGivenBackAsTheImportPassesThem) {
 TEST(Buffer, CopyStoredReadsLargeRangesOfAMappedFileFromTheFile) {
   std::string bytes((1 << 20) + 3, '\0');
   for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<char>(i * 13 % 251);
-  fs::path p = fs::canonical(fs::temp_directory_path()) / ("kiln_weight_io_" + std::to_string(::getpid()) + "_copy.bin");
+  fs::path p = Temp("copy.bin");
   Write(p, bytes);
   std::shared_ptr<const Buffer> file = Buffer::MapFile(p.string());
   auto as_string = [](std::span<const std::byte> b) { return std::string(reinterpret_cast<const char*>(b.data()), b.size()); };
@@ -459,9 +456,7 @@ TEST(WeightSplit, LoadedValuesMatchAndSurviveAStreamedWrite) {
 // Raw bytes of 64 KiB or more bypass protobuf's buffer on the way to the file: large and small weights
 // interleaved (either side of that size) still read back bit for bit, in order, with a valid model around them.
 TEST(WeightSplit, LargeAndSmallWeightsInterleavedSurviveAWrite) {
-  onnx::ModelProto m;
-  m.set_ir_version(8);
-  m.add_opset_import()->set_version(17);
+  onnx::ModelProto m = NewModel();
   auto* g = m.mutable_graph();
   g->set_name("large_and_small");
   auto* concat = g->add_node();
@@ -673,9 +668,7 @@ TEST(Buffer, PackedPiecesHoldTheirBytesAndOutliveTheRest) {
 // and a main-graph node holding subgraphs with raw weights included. Written with those branch weights in an
 // external-data file, each is written there once (the node holding them is exported once) and reads back the same.
 TEST(WriteModel, StreamedEntriesAndFunctionsGiveTheExportedModel) {
-  onnx::ModelProto m;
-  m.set_ir_version(8);
-  m.add_opset_import()->set_version(17);
+  onnx::ModelProto m = NewModel();
   auto* fo = m.add_opset_import();
   fo->set_domain("f");
   fo->set_version(1);
