@@ -16,7 +16,6 @@
 #include "onnx/onnx_export.h"
 #include "onnx/onnx_import.h"
 #include "pipeline/pipeline_printer.h"
-#include "shape/schema_registry.h"
 #include "support/display_text.h"
 #include "support/error.h"
 
@@ -70,9 +69,6 @@ class Session::Impl {
   explicit Impl(SessionConfig config) : config_(std::move(config)) {}
 
   void Init() {
-    // ONNX's schema registry is built on another thread while the plugins load (the first build's inference waits
-    // for it), as `kiln compile` does (shape/schema_registry.h).
-    warmup_.emplace();
     std::optional<std::filesystem::path> pipeline;
     if (!config_.pipeline_file.empty()) pipeline = config_.pipeline_file;
     flow_ = std::make_unique<CompileFlow>(config_.plugins, pipeline);
@@ -114,7 +110,6 @@ class Session::Impl {
     if (!flow_) throw UsageError("the session was finalised");
   }
   void Finalize() {
-    warmup_.reset();
     graph_.reset();
     session_.reset();
     flow_.reset();  // unloads the plugins after everything they registered
@@ -139,7 +134,6 @@ class Session::Impl {
   }
 
   SessionConfig config_;
-  std::optional<SchemaRegistryWarmup> warmup_;
   std::unique_ptr<CompileFlow> flow_;
   std::unique_ptr<OptionLayer> session_, graph_;
 };

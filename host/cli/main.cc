@@ -2,18 +2,14 @@
 // 0 ok, 1 usage, 2 invalid model or input, 3 config or option, 4 plugin, 5 internal or verification failure.
 #include <google/protobuf/stubs/logging.h>
 
-#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
 #include <iostream>
-#include <optional>
 #include <string>
-#include <string_view>
 
 #include "cli/commands.h"
 #include "cli/option_flags.h"
-#include "shape/schema_registry.h"
 #include "support/display_text.h"
 #include "support/error.h"
 
@@ -22,18 +18,8 @@ namespace {
 // protobuf would print its own warnings (and abort on fatal ones); Kiln reports parse failures itself.
 void QuietProtobuf(google::protobuf::LogLevel, const char*, int, const std::string&) {}
 
-// The subcommands that read a model look up ONNX schemas, and building ONNX's registry takes about a fifth of a
-// small model's compile: it starts on a second thread before the command line is even parsed (argv[1] names the
-// subcommand, as `kiln SUBCOMMAND ...` requires), so that it overlaps the parse, plugin loading and model reading.
-bool ReadsAModel(int argc, char** argv) {
-  if (argc < 2) return false;
-  constexpr std::string_view kCommands[] = {"compile", "run", "verify", "bisect"};
-  return std::find(std::begin(kCommands), std::end(kCommands), std::string_view(argv[1])) != std::end(kCommands);
-}
-
-
 // Ends the process once a command has returned: its own objects are gone (plugins unloaded, their user data
-// destroyed), so what is left is the static teardown of libraries, ONNX's 444 schemas among them, which would add a
+// destroyed), so what is left is the static teardown of libraries (ONNX's schemas among them), which would add a
 // tenth to a small model's compile and frees nothing the OS does not take back. The streams are flushed first. A
 // sanitizer build exits normally, so that the leak checker still runs.
 [[noreturn]] void Exit(int rc) {
@@ -53,8 +39,6 @@ bool ReadsAModel(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::optional<kiln::SchemaRegistryWarmup> warmup;
-  if (ReadsAModel(argc, argv)) warmup.emplace();
   google::protobuf::SetLogHandler(QuietProtobuf);
   CLI::App app{"kiln: a plugin-based graph compiler for ONNX models"};
   app.require_subcommand(1);
@@ -91,7 +75,6 @@ int main(int argc, char** argv) {
     for (auto& [sub, action] : actions) {
       if (!sub->parsed()) continue;
       int rc = action();
-      warmup.reset();  // the registry's build has ended (it usually has long before)
       Exit(rc);
     }
     return static_cast<int>(kiln::ExitCode::kUsage);

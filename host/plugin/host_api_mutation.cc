@@ -18,7 +18,6 @@
 #include "plugin/host_api.h"
 #include "plugin/host_api_values.h"
 
-#include "shape/schema_registry.h"
 #include "shape/shape_inference.h"
 #include "support/error.h"
 
@@ -58,7 +57,6 @@ void ImportDomain(Graph& g, const std::string& domain) {
   Model& m = *g.model();
   if (!domain.empty() && domain != "ai.onnx" && !m.OpsetVersion(domain)) {
     int64_t version = 1;
-    EnsureOnnxSchemas();
     const auto& ranges = onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map();
     if (auto it = ranges.find(domain); it != ranges.end()) version = it->second.second;
     m.EnsureOpset(domain, version);

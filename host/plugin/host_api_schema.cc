@@ -164,7 +164,7 @@ void DeclareParameters(onnx::OpSchema& s, bool inputs, int min, int max) {
 }  // namespace
 
 void EnsureDomainVersions(const std::string& domain, int max_since, const std::string& plugin) {
-  EnsureOnnxSchemas();  // the registry's build adds domains too: it must not run beside this
+  EnsureOnnxSchemas();  // a plugin's schema is on its way into ONNX's registry, which is then built first
   auto& ranges = onnx::OpSchemaRegistry::DomainToVersionRange::Instance();
   auto map = ranges.Map();
   auto it = map.find(domain);
@@ -197,6 +197,7 @@ std::shared_ptr<SchemaBinding> BindOpSchema(const OpSchemaSpec& spec, const std:
     b.active = true, b.plugin = plugin, b.infer = infer, b.user_data = user_data, b.services = services;
     return it->second;
   }
+  EnsureOnnxSchemas();  // ONNX's registry is about to hold a plugin's schema: every lookup must read it from now on
   const onnx::OpSchema* existing = onnx::OpSchemaRegistry::Schema(spec.op_type, spec.since_version, spec.domain);
   if (existing && existing->SinceVersion() == spec.since_version) {
     if (kept_from) *kept_from = "ONNX's registry (" + existing->file() + ")";

@@ -17,6 +17,7 @@
 #include "shape/call_instance.h"
 #include "shape/node_checks.h"
 #include "shape/onnx_node.h"
+#include "shape/schema_registry.h"
 #include "shape/shape_values.h"
 #include "shape/type_refine.h"
 
@@ -193,7 +194,7 @@ std::vector<Type> InferNodeTypes(const Node& n, NodeInferenceEnv& env) {
     if (schema->has_type_and_shape_inference_function()) {
       schema->GetTypeAndShapeInferenceFunction()(ctx);
     } else if (schema->HasFunction() && schema->GetFunction() != nullptr) {
-      onnx::shape_inference::InferShapeForFunctionNode(*schema->GetFunction(), onnx::OpSchemaRegistry::Instance(), ctx);
+      onnx::shape_inference::InferShapeForFunctionNode(*schema->GetFunction(), &OnnxSchemas(), ctx);
     }
     out = ctx.Results();
   } catch (const std::exception&) {

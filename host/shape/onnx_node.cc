@@ -9,6 +9,7 @@
 #include "ir/node.h"
 #include "onnx/annotations_key.h"
 #include "onnx/proto_convert.h"
+#include "shape/schema_registry.h"
 
 namespace kiln {
 
@@ -25,7 +26,7 @@ const onnx::OpSchema* SchemaOf(const Node& n) {
   key += '\0';
   key += std::to_string(*version);
   if (auto it = cache.find(key); it != cache.end()) return it->second;
-  const onnx::OpSchema* s = onnx::OpSchemaRegistry::Schema(n.op_type(), static_cast<int>(*version), domain);
+  const onnx::OpSchema* s = FindOnnxSchema(n.op_type(), static_cast<int>(*version), domain);
   if (s != nullptr) cache.emplace(std::move(key), s);
   return s;
 }

@@ -9,6 +9,7 @@
 
 #include "ir/model.h"
 #include "ir/topo_order.h"
+#include "shape/schema_registry.h"
 #include "support/error.h"
 
 namespace kiln {
@@ -90,7 +91,7 @@ void CheckCall(const Model& m, const Node& n, const Function& f, std::vector<Ver
       if (a.ref_attr_name.empty() || n.FindAttribute(a.ref_attr_name) || f.FindDefault(a.ref_attr_name)) continue;
       auto version = OpsetOf(m, *inner);
       const onnx::OpSchema* s =
-          version ? onnx::OpSchemaRegistry::Schema(inner->op_type(), static_cast<int>(*version), inner->domain()) : nullptr;
+          version ? FindOnnxSchema(inner->op_type(), static_cast<int>(*version), inner->domain()) : nullptr;
       bool required = inner->op_type() == "Constant" && inner->domain().empty();  // Constant needs one value
       if (s) {
         auto it = s->attributes().find(a.name);
@@ -116,7 +117,7 @@ void CheckSchema(const Model& m, const Node& n, std::vector<VerifyIssue>& out) {
     CheckCall(m, n, *f, out);
     return;
   }
-  const onnx::OpSchema* s = onnx::OpSchemaRegistry::Schema(n.op_type(), static_cast<int>(*version), n.domain());
+  const onnx::OpSchema* s = FindOnnxSchema(n.op_type(), static_cast<int>(*version), n.domain());
   if (s == nullptr) return;  // unknown or custom op: nothing to check against
   const int nin = static_cast<int>(n.num_inputs()), nout = static_cast<int>(n.num_outputs());
   if (nin < s->min_input() || nin > s->max_input())
