@@ -65,8 +65,7 @@ void PackPrefetch::Start() {
   std::lock_guard<std::mutex> lock(mu_);
   if (packs_.valid()) return;
   try {
-    // One thread: the host builds ONNX's schemas on another core meanwhile, and the main thread reads the model.
-    // Beside the main thread, not on its CPU (kiln_helper_thread.hpp).
+    // One thread, while the main thread reads the model: beside it, not on its CPU (kiln_helper_thread.hpp).
     packs_ = std::async(std::launch::async, sdk::OffCreatorCpu([files] { return LoadRulePackFiles(files, 1); }));
     key_ = FilesKey(files);
   } catch (const std::system_error&) {
