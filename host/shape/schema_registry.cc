@@ -9,8 +9,12 @@
 
 #include <algorithm>
 #include <atomic>
+#include <exception>
+#include <iterator>
 #include <memory>
 #include <mutex>
+#include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 

@@ -6,6 +6,7 @@
 // in ONNX's registry: once one is registered (which builds the registry first), every lookup goes there.
 #pragma once
 
+#include <cstddef>
 #include <string>
 
 namespace onnx {
