@@ -77,7 +77,12 @@ class Acceptor {
  public:
   Acceptor(sdk::Graph graph, const std::vector<sdk::Node>& order, bool with_target, CandidateLog& log,
            int64_t& rejected)
-      : graph_(graph), with_target_(with_target), log_(log), rejected_(rejected), taken_(order) {}
+      : graph_(graph), with_target_(with_target), log_(log), rejected_(rejected), taken_(order) {
+    // Kept candidates never share a node (Consider rejects an overlap), so their nodes are at most the graph's: one
+    // allocation of that size, where growing by doubling held up to three times the final pool at a reallocation
+    // (the generated 100k-node chain's peak heap at O2: 55.1 -> 53.5 MB, heaptrack).
+    pool_.reserve(order.size());
+  }
 
   void Consider(Match&& m) {
     const Rule& rule = *m.rule;
@@ -169,7 +174,7 @@ class Acceptor {
   // the rewrite's result), so a rewrite applied after it must not have bound one.
   std::unordered_map<KilnValue*, const Found*> replaced_;
   std::deque<Found> accepted_;
-  std::vector<sdk::Node> pool_;  // the kept candidates' nodes
+  std::vector<sdk::Node> pool_;  // the kept candidates' nodes, in the order kept
 };
 
 // The rules' distinct benefits, highest first.
