@@ -164,7 +164,6 @@ void DeclareParameters(onnx::OpSchema& s, bool inputs, int min, int max) {
 }  // namespace
 
 void EnsureDomainVersions(const std::string& domain, int max_since, const std::string& plugin) {
-  EnsureOnnxSchemas();  // a plugin's schema is on its way into ONNX's registry, which is then built first
   auto& ranges = onnx::OpSchemaRegistry::DomainToVersionRange::Instance();
   auto map = ranges.Map();
   auto it = map.find(domain);

@@ -8,7 +8,6 @@
 #include <onnx/defs/schema.h>
 
 #include <algorithm>
-#include <atomic>
 #include <exception>
 #include <iterator>
 #include <memory>
@@ -43,24 +42,34 @@ constexpr SchemaFunction kSchemaFunctions[] = {
 };
 #undef KILN_ONNX_SCHEMA
 
-// Set once ONNX's registry is built by EnsureOnnxSchemas: from then on it may hold plugins' schemas too.
-std::atomic<bool> registry_built{false};
-
-std::string KeyOf(std::string_view domain, std::string_view op_type) {
-  std::string key(domain);
-  key += '\0';
-  key += op_type;
-  return key;
-}
-
-// The schemas built so far, and the functions by op, each op's in increasing since-version.
-class LazySchemas {
+// The schemas built so far, and whether ONNX's registry answers instead. Callers on a hot path remember what they
+// are given (SchemaOf, for each node inference).
+class Schemas {
  public:
-  // Null when none applies; `fallback` set when a function's schema did not come out as listed (then ONNX's
-  // registry answers).
-  const onnx::OpSchema* Find(const std::string& op_type, int version, const std::string& domain, bool& fallback) {
+  Schemas() {
+    built_.resize(std::size(kSchemaFunctions));
+    for (size_t i = 0; i < std::size(kSchemaFunctions); ++i)
+      by_op_[KeyOf(kSchemaFunctions[i].domain, kSchemaFunctions[i].op_type)].push_back(i);
+    for (auto& [key, functions] : by_op_)
+      std::sort(functions.begin(), functions.end(),
+                [](size_t a, size_t b) { return kSchemaFunctions[a].since_version < kSchemaFunctions[b].since_version; });
+  }
+
+  const onnx::OpSchema* Find(const std::string& op_type, int version, const std::string& domain) {
     std::lock_guard<std::mutex> lock(mu_);
-    if (by_op_.empty()) Index();
+    return registry_built_ ? onnx::OpSchemaRegistry::Schema(op_type, version, domain) : Built(op_type, version, domain);
+  }
+
+  // ONNX's registry, built here, answers from now on: it may hold plugins' schemas.
+  void UseRegistry() {
+    std::lock_guard<std::mutex> lock(mu_);
+    UseRegistryLocked();
+  }
+
+ private:
+  // The schema of the highest since-version at or below `version` among ONNX's functions, built on first use. One
+  // that does not come out as the headers named it (or throws) leaves the answer to ONNX's registry, built then.
+  const onnx::OpSchema* Built(const std::string& op_type, int version, const std::string& domain) {
     auto it = by_op_.find(KeyOf(domain, op_type));
     if (it == by_op_.end()) return nullptr;
     const std::vector<size_t>& functions = it->second;
@@ -69,18 +78,22 @@ class LazySchemas {
     if (after == functions.begin()) return nullptr;
     const size_t i = *(after - 1);
     if (!built_[i]) built_[i] = Build(kSchemaFunctions[i]);
-    if (!built_[i]) fallback = true;
-    return built_[i].get();
+    if (built_[i]) return built_[i].get();
+    UseRegistryLocked();
+    return onnx::OpSchemaRegistry::Schema(op_type, version, domain);
   }
 
- private:
-  void Index() {
-    built_.resize(std::size(kSchemaFunctions));
-    for (size_t i = 0; i < std::size(kSchemaFunctions); ++i)
-      by_op_[KeyOf(kSchemaFunctions[i].domain, kSchemaFunctions[i].op_type)].push_back(i);
-    for (auto& [key, functions] : by_op_)
-      std::sort(functions.begin(), functions.end(),
-                [](size_t a, size_t b) { return kSchemaFunctions[a].since_version < kSchemaFunctions[b].since_version; });
+  void UseRegistryLocked() {
+    // Any lookup builds the whole registry first (OpSchemaRegistry::map()'s static initialisation).
+    (void)onnx::OpSchemaRegistry::Schema("Identity", 1, "");
+    registry_built_ = true;
+  }
+
+  static std::string KeyOf(std::string_view domain, std::string_view op_type) {
+    std::string key(domain);
+    key += '\0';
+    key += op_type;
+    return key;
   }
 
   // As ONNX's registration makes it (OpSchemaRegisterOnce finalizes each schema); null when it throws or is not
@@ -97,12 +110,13 @@ class LazySchemas {
   }
 
   std::mutex mu_;
-  std::unordered_map<std::string, std::vector<size_t>> by_op_;
+  bool registry_built_ = false;
+  std::unordered_map<std::string, std::vector<size_t>> by_op_;  // domain '\0' op -> functions, by since-version
   std::vector<std::unique_ptr<onnx::OpSchema>> built_;
 };
 
-LazySchemas& Lazy() {
-  static LazySchemas* schemas = new LazySchemas;  // never destroyed: handed-out schemas live as long as the process
+Schemas& TheSchemas() {
+  static Schemas* schemas = new Schemas;  // never destroyed: handed-out schemas live as long as the process
   return *schemas;
 }
 
@@ -117,13 +131,7 @@ class Registry final : public onnx::ISchemaRegistry {
 }  // namespace
 
 const onnx::OpSchema* FindOnnxSchema(const std::string& op_type, int version, const std::string& domain) {
-  if (!registry_built.load(std::memory_order_acquire)) {
-    bool fallback = false;
-    const onnx::OpSchema* s = Lazy().Find(op_type, version, domain, fallback);
-    if (!fallback) return s;
-    EnsureOnnxSchemas();
-  }
-  return onnx::OpSchemaRegistry::Schema(op_type, version, domain);
+  return TheSchemas().Find(op_type, version, domain);
 }
 
 const onnx::ISchemaRegistry& OnnxSchemas() {
@@ -131,11 +139,7 @@ const onnx::ISchemaRegistry& OnnxSchemas() {
   return registry;
 }
 
-void EnsureOnnxSchemas() {
-  // Any lookup builds the whole registry first (OpSchemaRegistry::map()'s static initialisation).
-  (void)onnx::OpSchemaRegistry::Schema("Identity", 1, "");
-  registry_built.store(true, std::memory_order_release);
-}
+void EnsureOnnxSchemas() { TheSchemas().UseRegistry(); }
 
 size_t KnownOnnxSchemaCount() { return std::size(kSchemaFunctions); }
 
