@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Issue 12's scaling benchmark: whole-process `kiln compile` at O0..O3 on generated chains of 1k..1M nodes and on
 # the bench models, beside ONNX Runtime's session creation at `basic` and `all` on the same files in the same run.
-# For each model and level: median wall seconds of RUNS, microseconds per node, InferShapePass's share of the
-# compile (from the report), peak RSS against the model file's bytes (target: <= 1.5 x file + 200 MB).
+# For each model and level: median wall seconds of RUNS, microseconds per node of the whole process and of the
+# compile alone (the report's total, without the process's start and plugin loading), InferShapePass's share of the
+# compile (from the report), peak RSS against the model file's bytes (target: <= 1.5 x file + 200 MB). At the end,
+# for each generated family and level run at two sizes or more, how far each size's time per node lies from the
+# median (target: within +-50% from 1k to 1M nodes).
 #   bench/compile/run.sh [BUILD_DIR] [RUNS] [SIZES] [LEVELS]
 #   defaults: build, 3, "1000 10000 100000 1000000", "O0 O1 O2 O3"; SKIP_ORT=1 leaves the ORT columns out,
 #   MODELS="resnet50 bert" overrides the bench models (empty: chains only), CHAINS the generated graphs (default
@@ -42,8 +45,9 @@ for m in $models; do
   files+=("$work/$m.onnx")
 done
 
-printf '%-16s %9s %7s %5s %9s %8s %7s %9s %9s %9s %7s %8s %7s\n' model nodes MB level kiln_s us/node shape% rss_MB \
-  rss_cap ort_all_s ratio warm_s w_ratio
+printf '%-16s %9s %7s %5s %9s %8s %8s %7s %9s %9s %9s %7s %8s %7s\n' model nodes MB level kiln_s us/node c_us/node \
+  shape% rss_MB rss_cap ort_all_s ratio warm_s w_ratio
+: > "$work/per_node"
 for f in "${files[@]}"; do
   name=$(basename "$f" .onnx)
   bytes=$(stat -c %s "$f")
@@ -65,7 +69,7 @@ for f in "${files[@]}"; do
     ort_basic=$(ort_time basic)
   fi
   for lvl in $levels; do
-    ts=(); rss=(); shares=(); : > "$work/passes.jsonl"
+    ts=(); rss=(); shares=(); compiles=(); : > "$work/passes.jsonl"
     for i in $(seq "$runs"); do
       # The previous run's output is removed first, untimed: replacing a file frees its blocks, which on a
       # filesystem mounted with `discard` (this VM's ext4) costs about 50 ms per 100 MB, the filesystem's work
@@ -79,6 +83,8 @@ for f in "${files[@]}"; do
         { echo "kiln compile $name $lvl failed:"; cat "$work/err"; exit 1; }
       read -r t m < "$work/time"
       ts+=("$t"); rss+=("$m")
+      # The compile alone (the report's total: load, passes, write), without the process's start and plugins.
+      compiles+=("$("$gen" -c "import json,sys; print(json.load(open(sys.argv[1]))['seconds']['total'])" "$work/r.json")")
       # InferShapePass's share of the whole process; every pass's seconds (and the report's load, optimize and
       # write phases) appended to passes.jsonl for the per-pass line below.
       shares+=("$("$gen" -c "
@@ -91,7 +97,7 @@ open(sys.argv[3],'a').write(json.dumps(per)+'\\n')
 print(100*per.get('InferShapePass',0)/float(sys.argv[2]) if float(sys.argv[2])>0 else 0)" "$work/r.json" "$t" \
         "$work/passes.jsonl")")
     done
-    mt=$(med "${ts[@]}"); mr=$(med "${rss[@]}"); ms=$(med "${shares[@]}")
+    mt=$(med "${ts[@]}"); mr=$(med "${rss[@]}"); ms=$(med "${shares[@]}"); mc=$(med "${compiles[@]}")
     warm=-
     if [ "${WARM:-1}" != 0 ] && [ -z "${KILN_ARGS-}" ] && [ "$nodes" -le "${WARM_MAX_NODES:-200000}" ]; then
       out=$("$build/bin/bench_warm_compile" "$f" "$((runs + 1))" "$lvl" 2>"$work/err") ||
@@ -100,11 +106,11 @@ print(100*per.get('InferShapePass',0)/float(sys.argv[2]) if float(sys.argv[2])>0
         awk '{ printf "%.4f", $1 / 1000 }')
     fi
     awk -v n="$name" -v nodes="$nodes" -v b="$bytes" -v l="$lvl" -v t="$mt" -v r="$mr" -v s="$ms" -v o="$ort_all" \
-      -v w="$warm" '
+      -v w="$warm" -v c="$mc" '
       BEGIN { cap = 1.5 * b / 1048576 + 200; ratio = (o == "-" || o == 0) ? "-" : sprintf("%.2f", t / o)
               wratio = (o == "-" || o == 0 || w == "-") ? "-" : sprintf("%.2f", w / o)
-              printf "%-16s %9d %7.1f %5s %9.3f %8.2f %7.1f %9.0f %9.0f %9s %7s %8s %7s\n", n, nodes, b / 1048576,
-                     l, t, 1e6 * t / nodes, s, r / 1024, cap, o, ratio, w, wratio }'
+              printf "%-16s %9d %7.1f %5s %9.3f %8.2f %8.2f %7.1f %9.0f %9.0f %9s %7s %8s %7s\n", n, nodes,
+                     b / 1048576, l, t, 1e6 * t / nodes, 1e6 * c / nodes, s, r / 1024, cap, o, ratio, w, wratio }'
     # Per pass: the median seconds over the runs of the phases and of the passes that took the most, with their
     # share of the whole process (PASS_TOP of them, default 6).
     "$gen" -c "
@@ -128,8 +134,26 @@ if mem:
     print('  %s memory: %.0f MB after load, peak %.0f MB | raised by %s'%(sys.argv[2], MB(mem['rss_bytes']['load']),
           MB(mem['peak_rss_bytes']['write']), ', '.join('%s +%.0f MB'%(n,MB(b)) for b,n in steps[:4]) or 'none'))
 " "$work/r.json" "$lvl"
+    # A generated chain's figures per node, for the flatness summary below (its family: the name less its size).
+    case "$name" in *[0-9]) printf '%s %s %s %s %s\n' "${name%%[0-9]*}" "$lvl" "$nodes" "$mt" "$mc" >> "$work/per_node" ;; esac
   done
   [ "$ort_basic" = - ] || printf '%-16s ORT basic session creation %s s\n' "$name" "$ort_basic"
 done
+# Time per node across the sizes of each generated family and level (target: flat within +-50%): the spread of the
+# whole process's and of the compile's microseconds per node around their median.
+"$gen" -c "
+import sys,statistics,collections
+rows=collections.defaultdict(list)
+for line in open(sys.argv[1]):
+    fam,lvl,n,t,c=line.split(); rows[(fam,lvl)].append((int(n),1e6*float(t)/int(n),1e6*float(c)/int(n)))
+for (fam,lvl),r in sorted(rows.items()):
+    if len(r)<2: continue
+    r.sort()
+    def spread(k):
+        v=[x[k] for x in r]; m=statistics.median(v)
+        return '%.1f..%.1f us/node, %+.0f%%..%+.0f%% of the median %.1f'%(min(v),max(v),100*(min(v)/m-1),100*(max(v)/m-1),m)
+    print('%s %s, %d..%d nodes: whole process %s; compile %s'%(fam,lvl,r[0][0],r[-1][0],spread(1),spread(2)))
+" "$work/per_node"
 echo "ratio = kiln whole process / ORT session creation at 'all' (target at O2: <= 0.5); rss_cap = 1.5 x file + 200 MB"
+echo "c_us/node = the compile alone per node (the report's load, passes and write; no process start or plugins)"
 echo "warm_s = median build inside one process (embedding API, bench_warm_compile); w_ratio = warm_s / ORT at 'all'"
