@@ -34,10 +34,12 @@ gen=/usr/bin/python3
 med() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 
 files=()
+declare -A family  # a generated chain's file -> its family, for the flatness summary
 for c in $chains; do
   for n in $sizes; do
     "$gen" "$here/../models/gen_models.py" "$c" --nodes "$n" --out "$work/$c$n.onnx" >/dev/null
     files+=("$work/$c$n.onnx")
+    family[$work/$c$n.onnx]=$c
   done
 done
 for m in $models; do
@@ -83,19 +85,19 @@ for f in "${files[@]}"; do
         { echo "kiln compile $name $lvl failed:"; cat "$work/err"; exit 1; }
       read -r t m < "$work/time"
       ts+=("$t"); rss+=("$m")
-      # The compile alone (the report's total: load, passes, write), without the process's start and plugins.
-      compiles+=("$("$gen" -c "import json,sys; print(json.load(open(sys.argv[1]))['seconds']['total'])" "$work/r.json")")
-      # InferShapePass's share of the whole process; every pass's seconds (and the report's load, optimize and
+      # From the report: InferShapePass's share of the whole process, and the compile alone (its total: load,
+      # passes, write, without the process's start and plugins); every pass's seconds (and the load, optimize and
       # write phases) appended to passes.jsonl for the per-pass line below.
-      shares+=("$("$gen" -c "
+      read -r share compile <<< "$("$gen" -c "
 import json,sys; r=json.load(open(sys.argv[1]))
 per={}
 for s in r['stages']:
     for p in s['passes']: per[p['name']]=per.get(p['name'],0)+p['seconds']
 for k in ('load','optimize','write'): per['['+k+']']=r['seconds'].get(k,0)
 open(sys.argv[3],'a').write(json.dumps(per)+'\\n')
-print(100*per.get('InferShapePass',0)/float(sys.argv[2]) if float(sys.argv[2])>0 else 0)" "$work/r.json" "$t" \
-        "$work/passes.jsonl")")
+print(100*per.get('InferShapePass',0)/float(sys.argv[2]) if float(sys.argv[2])>0 else 0, r['seconds']['total'])" \
+        "$work/r.json" "$t" "$work/passes.jsonl")"
+      shares+=("$share"); compiles+=("$compile")
     done
     mt=$(med "${ts[@]}"); mr=$(med "${rss[@]}"); ms=$(med "${shares[@]}"); mc=$(med "${compiles[@]}")
     warm=-
@@ -134,8 +136,8 @@ if mem:
     print('  %s memory: %.0f MB after load, peak %.0f MB | raised by %s'%(sys.argv[2], MB(mem['rss_bytes']['load']),
           MB(mem['peak_rss_bytes']['write']), ', '.join('%s +%.0f MB'%(n,MB(b)) for b,n in steps[:4]) or 'none'))
 " "$work/r.json" "$lvl"
-    # A generated chain's figures per node, for the flatness summary below (its family: the name less its size).
-    case "$name" in *[0-9]) printf '%s %s %s %s %s\n' "${name%%[0-9]*}" "$lvl" "$nodes" "$mt" "$mc" >> "$work/per_node" ;; esac
+    # A generated chain's figures per node, for the flatness summary below.
+    [ -z "${family[$f]-}" ] || printf '%s %s %s %s %s\n' "${family[$f]}" "$lvl" "$nodes" "$mt" "$mc" >> "$work/per_node"
   done
   [ "$ort_basic" = - ] || printf '%-16s ORT basic session creation %s s\n' "$name" "$ort_basic"
 done
