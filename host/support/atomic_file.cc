@@ -12,6 +12,8 @@
 #include <memory>
 #include <system_error>
 
+#include <kiln/kiln_helper_thread.hpp>
+
 #include "support/error.h"
 
 namespace kiln {
@@ -39,7 +41,9 @@ void AtomicFile::Prefill(uint64_t bytes) {
   int fd = ::open(temp_.c_str(), O_WRONLY | O_CLOEXEC);
   if (fd < 0) return;
   try {
-    prefill_ = std::thread([this, fd, bytes] {
+    // Off the creator's CPU from its first step (kiln_helper_thread.hpp): the compile keeps its CPU, and the
+    // zeros go beside it with the fusion packs' reading.
+    prefill_ = sdk::StartOffCreatorCpu([this, fd, bytes] {
       constexpr size_t kChunk = size_t{1} << 20;
       // calloc'd: untouched zero pages, so reading them costs nothing
       std::unique_ptr<char, decltype(&std::free)> zeros(static_cast<char*>(std::calloc(kChunk, 1)), &std::free);

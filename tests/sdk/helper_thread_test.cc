@@ -1,11 +1,12 @@
-// kiln_helper_thread.hpp: a helper thread leaves its creator's CPU where another may be used, and stays where it
-// was otherwise.
+// kiln_helper_thread.hpp: a helper thread leaves its creator's CPU where another may be used (moving itself, or moved
+// by its creator before it runs), and stays where it was otherwise.
 #include <kiln/kiln_helper_thread.hpp>
 
 #include <gtest/gtest.h>
 #include <pthread.h>
 #include <sched.h>
 
+#include <atomic>
 #include <thread>
 
 namespace {
@@ -51,6 +52,31 @@ TEST(HelperThread, OffCreatorCpuLeavesTheCpuTheWrapperWasMadeOn) {
   EXPECT_EQ(CPU_COUNT(&after), CPU_COUNT(&before) - 1);
   // The CPU left is the one this thread ran on when it made the wrapper (it may have moved once meanwhile).
   EXPECT_TRUE(!CPU_ISSET(cpu_before, &after) || !CPU_ISSET(cpu_after, &after));
+}
+
+TEST(HelperThread, StartOffCreatorCpuRestrictsTheThreadFromItsCreator) {
+  const cpu_set_t before = AffinityOf(pthread_self());
+  const int cpu_before = kiln::sdk::CurrentCpu();
+  ASSERT_GE(cpu_before, 0);
+  std::atomic<bool> go{false};
+  cpu_set_t seen;
+  // The thread does nothing to its own placement and reads it only once the creator is done: what it sees is what
+  // the creator set.
+  std::thread t = kiln::sdk::StartOffCreatorCpu([&] {
+    while (!go.load()) std::this_thread::yield();
+    seen = AffinityOf(pthread_self());
+  });
+  const int cpu_after = kiln::sdk::CurrentCpu();
+  go = true;
+  t.join();
+  const cpu_set_t creator_now = AffinityOf(pthread_self());
+  EXPECT_TRUE(CPU_EQUAL(&before, &creator_now));  // the creator itself is not restricted
+  if (CPU_COUNT(&before) < 2) {
+    EXPECT_TRUE(CPU_EQUAL(&before, &seen));
+    return;
+  }
+  EXPECT_EQ(CPU_COUNT(&seen), CPU_COUNT(&before) - 1);
+  EXPECT_TRUE(!CPU_ISSET(cpu_before, &seen) || !CPU_ISSET(cpu_after, &seen));
 }
 
 TEST(HelperThread, StaysPutWhenItsCreatorsCpuIsUnknown) {
