@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cctype>
 #include <exception>
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -387,34 +388,61 @@ RulePack LoadRulePackFile(const std::string& path) {
   return LoadRulePack(s.str(), path);
 }
 
-std::vector<RulePack> LoadRulePackFiles(const std::vector<std::string>& paths, size_t max_threads) {
-  std::vector<RulePack> packs(paths.size());
-  std::vector<std::exception_ptr> errors(paths.size());
-  std::atomic<size_t> next{0};
-  auto work = [&] {
-    for (size_t i; (i = next.fetch_add(1)) < paths.size();) {
-      try {
-        packs[i] = LoadRulePackFile(paths[i]);
-      } catch (...) {
-        errors[i] = std::current_exception();
-      }
+RulePackReading::RulePackReading(std::vector<std::string> paths)
+    : paths_(std::move(paths)), order_(paths_.size()), packs_(paths_.size()), errors_(paths_.size()) {
+  std::vector<uintmax_t> bytes(paths_.size());
+  for (size_t i = 0; i < paths_.size(); ++i) {
+    std::error_code ec;
+    bytes[i] = std::filesystem::file_size(paths_[i], ec);
+    if (ec) bytes[i] = 0;  // reading it reports the problem
+    order_[i] = i;
+  }
+  std::stable_sort(order_.begin(), order_.end(), [&](size_t a, size_t b) { return bytes[a] > bytes[b]; });
+}
+
+void RulePackReading::Work() {
+  for (size_t k; (k = next_.fetch_add(1)) < order_.size();) {
+    const size_t i = order_[k];
+    try {
+      packs_[i] = LoadRulePackFile(paths_[i]);
+    } catch (...) {
+      errors_[i] = std::current_exception();
     }
-  };
+    std::lock_guard<std::mutex> lock(mu_);
+    if (++read_ == order_.size()) all_read_.notify_all();
+  }
+}
+
+std::vector<RulePack> RulePackReading::Finish() {
+  Work();
+  {
+    std::unique_lock<std::mutex> lock(mu_);
+    all_read_.wait(lock, [&] { return read_ == order_.size(); });
+  }
+  for (const std::exception_ptr& e : errors_)
+    if (e) std::rethrow_exception(e);
+  return std::move(packs_);
+}
+
+std::vector<RulePack> LoadRulePackFiles(const std::vector<std::string>& paths, size_t max_threads) {
+  RulePackReading reading(paths);
   std::vector<std::thread> helpers;
   size_t wanted = std::min<size_t>(std::max(1u, std::thread::hardware_concurrency()), paths.size());
   if (max_threads > 0) wanted = std::min(wanted, max_threads);
   for (size_t t = 1; t < wanted; ++t) {
     try {
-      helpers.emplace_back(work);
+      helpers.emplace_back([&reading] { reading.Work(); });
     } catch (const std::system_error&) {
       break;  // no thread to spare: this thread reads what is left
     }
   }
-  work();
-  for (std::thread& t : helpers) t.join();
-  for (const std::exception_ptr& e : errors)
-    if (e) std::rethrow_exception(e);
-  return packs;
+  struct JoinAll {
+    std::vector<std::thread>& threads;
+    ~JoinAll() {
+      for (std::thread& t : threads) t.join();
+    }
+  } join{helpers};  // before `reading` goes, whether Finish returns or throws
+  return reading.Finish();
 }
 
 }  // namespace kiln::fusion

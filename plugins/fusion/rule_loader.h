@@ -4,6 +4,10 @@
 // predicate of the wrong type, a variable a predicate or action names that the pattern does not bind.
 #pragma once
 
+#include <atomic>
+#include <condition_variable>
+#include <exception>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -26,6 +30,34 @@ RulePack LoadRulePackFile(const std::string& path);
 // failing file's, in the order given, whatever order the threads met them in. max_threads > 0 caps the threads
 // (1: this thread alone).
 std::vector<RulePack> LoadRulePackFiles(const std::vector<std::string>& paths, size_t max_threads = 0);
+
+// One reading of pack files shared by whichever threads join in: each thread in Work() takes the next file no thread
+// has taken, largest first (the last file taken is then a short one), until none is left. A thread that needs the
+// packs while a helper is still reading them calls Finish() and reads the rest beside it instead of waiting for it:
+// an O2 compile of a one-node model had nothing else to do while one helper read all the shipped packs.
+class RulePackReading {
+ public:
+  explicit RulePackReading(std::vector<std::string> paths);
+  RulePackReading(const RulePackReading&) = delete;
+  const std::vector<std::string>& paths() const { return paths_; }
+  RulePackReading& operator=(const RulePackReading&) = delete;
+
+  // Reads files until none is left untaken; never throws (a file's error is kept for Finish).
+  void Work();
+  // Work(), then waits for the files other threads are still reading. The packs in the order of `paths`, or the
+  // error of the first failing file in that order (a RuleError). Called once, by one thread.
+  std::vector<RulePack> Finish();
+
+ private:
+  std::vector<std::string> paths_;
+  std::vector<size_t> order_;  // indexes into paths_, largest file first
+  std::vector<RulePack> packs_;
+  std::vector<std::exception_ptr> errors_;
+  std::atomic<size_t> next_{0};  // into order_
+  std::mutex mu_;
+  std::condition_variable all_read_;
+  size_t read_ = 0;  // files finished, under mu_
+};
 
 // Parses a rewrite's replacement (exposed for tests): Op{attr: value}(args), a variable, or $fn(args); attribute
 // values are literals, $(expr) (a float), $int(expr) or @label.name (copied from a matched node).

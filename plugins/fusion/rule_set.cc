@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <future>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -55,28 +54,37 @@ std::string FilesKey(const std::vector<std::string>& files) {
 
 }  // namespace
 
-PackPrefetch::~PackPrefetch() {
-  if (packs_.valid()) packs_.wait();
+PackPrefetch::~PackPrefetch() { JoinHelper(); }
+
+void PackPrefetch::JoinHelper() {
+  if (helper_.joinable()) helper_.join();
 }
 
 void PackPrefetch::Start() {
   std::vector<std::string> files = BuiltinPackFiles();
   if (files.empty()) return;
   std::lock_guard<std::mutex> lock(mu_);
-  if (packs_.valid()) return;
+  if (reading_) return;
+  JoinHelper();  // a helper of a read already taken: done, or about to be
+  reading_ = std::make_unique<RulePackReading>(std::move(files));
+  key_ = FilesKey(reading_->paths());
   try {
     // One thread, while the main thread reads the model: beside it, not on its CPU (kiln_helper_thread.hpp).
-    packs_ = std::async(std::launch::async, sdk::OffCreatorCpu([files] { return LoadRulePackFiles(files, 1); }));
-    key_ = FilesKey(files);
+    helper_ = sdk::StartOffCreatorCpu([reading = reading_.get()] { reading->Work(); });
   } catch (const std::system_error&) {
-    // no thread to be had: ForPass reads them
+    // no thread to be had: Take reads them all
   }
 }
 
 std::optional<std::vector<RulePack>> PackPrefetch::Take(const std::string& key) {
   std::lock_guard<std::mutex> lock(mu_);
-  if (!packs_.valid() || key_ != key) return std::nullopt;
-  return packs_.get();
+  if (!reading_ || key_ != key) return std::nullopt;
+  const std::unique_ptr<RulePackReading> reading = std::move(reading_);
+  struct Join {
+    PackPrefetch& self;
+    ~Join() { self.JoinHelper(); }
+  } join{*this};  // before `reading` goes, whether Finish returns or throws: the helper may still be leaving Work()
+  return reading->Finish();
 }
 
 const std::vector<const Rule*>& RuleSet::RulesFor(std::string_view op_type) const {

@@ -6,22 +6,23 @@
 
 #include <kiln/kiln_plugin.hpp>
 
-#include <future>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "rule.h"
+#include "rule_loader.h"
 
 namespace kiln::fusion {
 
 // The built-in packs read ahead, on a thread of their own, for the pass that owns this (PatternFusionPass::Prepare):
-// the next RuleSet::ForPass whose built-in packs are the same files, unchanged, takes them, errors included. The
-// destructor waits for a read still running: the pass is destroyed before its plugin unloads, so the read never
-// outlives the code and the statics it uses.
+// the next RuleSet::ForPass whose built-in packs are the same files, unchanged, takes them, errors included, and
+// reads beside the helper whatever files it has not begun (RulePackReading). The destructor waits for the helper:
+// the pass is destroyed before its plugin unloads, so the read never outlives the code and the statics it uses.
 class PackPrefetch {
  public:
   PackPrefetch() = default;
@@ -29,16 +30,19 @@ class PackPrefetch {
   PackPrefetch& operator=(const PackPrefetch&) = delete;
   ~PackPrefetch();
 
-  // Starts the read, unless one is in flight or not yet taken, or no thread is to be had.
+  // Starts the read, unless one is in flight or not yet taken. Without a thread to be had, Take reads them all.
   void Start();
   // The packs read ahead when they are those of `key` (RuleSet's key of the built-in files); nothing otherwise.
   // Rethrows the reading's RuleError, as reading them then would have.
   std::optional<std::vector<RulePack>> Take(const std::string& key);
 
  private:
+  void JoinHelper();
+
   std::mutex mu_;
   std::string key_;
-  std::future<std::vector<RulePack>> packs_;
+  std::unique_ptr<RulePackReading> reading_;
+  std::thread helper_;  // works on *reading_ while it is set
 };
 
 class RuleSet {

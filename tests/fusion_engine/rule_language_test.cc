@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "expr.h"
@@ -202,6 +203,47 @@ TEST(RulePack, PacksReadSideBySideKeepTheirOrderAndTheFirstFailure) {
   }
   EXPECT_EQ(LoadRulePackFiles({}).size(), 0u);
   EXPECT_EQ(LoadRulePackFiles(paths, 1).size(), paths.size());
+}
+
+// One reading shared by a helper and the thread that needs the packs (PackPrefetch's use): whichever thread reads
+// which file, Finish gives the packs in the order of the paths and the first failing path's error, although the
+// largest file is read first.
+TEST(RulePack, ASharedReadingFinishesOnTheThreadThatNeedsIt) {
+  const std::filesystem::path dir = std::filesystem::path(::testing::TempDir()) / "packs_shared_reading";
+  std::filesystem::create_directories(dir);
+  auto write = [&](const std::string& name, const std::string& text) {
+    std::ofstream(dir / name) << text;
+    return (dir / name).string();
+  };
+  std::string good = write("good.yaml", "pack: good\nrules:\n  - {name: g, pattern: 'Relu(x)', fuse: G}\n");
+  std::string bad_small = write("bad_small.yaml", "pack: a\nrule: []\n");
+  std::string bad_large = write("bad_large.yaml", std::string(4096, '#') + "\npack: b\nrules: [\n");
+  std::vector<std::string> shipped;
+  for (const char* pack : {"norms", "activations", "attention", "conv", "linear", "elementwise", "algebra"})
+    shipped.push_back(std::string(KILN_SOURCE_DIR) + "/configs/fusion/" + pack + ".yaml");
+
+  for (bool helper : {false, true}) {
+    SCOPED_TRACE(helper ? "with a helper" : "Finish alone");
+    RulePackReading reading(shipped);
+    EXPECT_EQ(reading.paths(), shipped);
+    std::thread t;
+    if (helper) t = std::thread([&] { reading.Work(); });
+    std::vector<RulePack> packs = reading.Finish();
+    if (t.joinable()) t.join();
+    ASSERT_EQ(packs.size(), shipped.size());
+    for (size_t i = 0; i < shipped.size(); ++i) EXPECT_EQ(packs[i].source, shipped[i]);
+
+    RulePackReading failing({good, bad_small, good, bad_large});
+    if (helper) t = std::thread([&] { failing.Work(); });
+    std::string error;
+    try {
+      failing.Finish();
+    } catch (const RuleError& e) {
+      error = e.what();
+    }
+    if (t.joinable()) t.join();
+    EXPECT_EQ(error, bad_small + ":2:1: unknown key 'rule' (expected one of: pack, description, rules, version)");
+  }
 }
 
 }  // namespace
