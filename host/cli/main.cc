@@ -10,6 +10,7 @@
 
 #include "cli/commands.h"
 #include "cli/option_flags.h"
+#include "plugin/plugin_loader.h"
 #include "support/display_text.h"
 #include "support/error.h"
 
@@ -18,10 +19,10 @@ namespace {
 // protobuf would print its own warnings (and abort on fatal ones); Kiln reports parse failures itself.
 void QuietProtobuf(google::protobuf::LogLevel, const char*, int, const std::string&) {}
 
-// Ends the process once a command has returned: its own objects are gone (plugins unloaded, their user data
-// destroyed), so what is left is the static teardown of libraries (ONNX's schemas among them), which would add a
-// tenth to a small model's compile and frees nothing the OS does not take back. The streams are flushed first. A
-// sanitizer build exits normally, so that the leak checker still runs.
+// Ends the process once a command has returned: its own objects are gone (the plugins' user data destroyed; their
+// libraries stay mapped, see main), so what is left is the static teardown of libraries (ONNX's schemas among
+// them), which would add a tenth to a small model's compile and frees nothing the OS does not take back. The streams
+// are flushed first. A sanitizer build exits normally, so that the leak checker still runs.
 [[noreturn]] void Exit(int rc) {
   std::cout.flush();
   std::cerr.flush();
@@ -40,6 +41,8 @@ void QuietProtobuf(google::protobuf::LogLevel, const char*, int, const std::stri
 
 int main(int argc, char** argv) {
   google::protobuf::SetLogHandler(QuietProtobuf);
+  // Every command ends the process when it is done with its plugins: none is unmapped before that (plugin_loader.h).
+  kiln::plugin::PluginLibrary::KeepMappedUntilExit();
   CLI::App app{"kiln: a plugin-based graph compiler for ONNX models"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "kiln " KILN_VERSION);

@@ -6,6 +6,10 @@
 
 #include <dlfcn.h>
 
+#include <atomic>
+#include <mutex>
+#include <vector>
+
 #include <boost/dll/shared_library.hpp>
 
 #include "support/error.h"
@@ -18,8 +22,26 @@ struct PluginLibrary::Impl {
 
 PluginLibrary::PluginLibrary(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
+namespace {
+std::atomic<bool> keep_mapped{false};
+}  // namespace
+
+void PluginLibrary::KeepMappedUntilExit() { keep_mapped.store(true, std::memory_order_relaxed); }
+
+void PluginLibrary::Keep(std::unique_ptr<Impl> impl) {
+  // Reachable to the end (never destroyed), so that a leak checker does not count the libraries kept.
+  static std::mutex mu;
+  static auto* kept = new std::vector<std::unique_ptr<Impl>>();
+  std::lock_guard<std::mutex> lock(mu);
+  kept->push_back(std::move(impl));
+}
+
 PluginLibrary::~PluginLibrary() {
-  if (impl_) impl_->library.unload();
+  if (!impl_) return;
+  if (keep_mapped.load(std::memory_order_relaxed))
+    Keep(std::move(impl_));
+  else
+    impl_->library.unload();
 }
 
 std::unique_ptr<PluginLibrary> PluginLibrary::Open(const std::filesystem::path& file) {
