@@ -39,8 +39,9 @@ class RulePackReading {
  public:
   explicit RulePackReading(std::vector<std::string> paths);
   RulePackReading(const RulePackReading&) = delete;
-  const std::vector<std::string>& paths() const { return paths_; }
   RulePackReading& operator=(const RulePackReading&) = delete;
+
+  const std::vector<std::string>& paths() const { return paths_; }
 
   // Reads files until none is left untaken; never throws (a file's error is kept for Finish).
   void Work();

@@ -149,21 +149,55 @@ TEST(RulePack, EveryProblemNamesItsFileLineAndColumn) {
             "pack.yaml:6:18: in expression: unknown function 'cbrt'");
 }
 
+const char* const kShippedPacks[] = {"norms", "activations", "attention", "conv", "linear", "elementwise", "algebra"};
+
+std::string ShippedPackPath(const std::string& pack) {
+  return std::string(KILN_SOURCE_DIR) + "/configs/fusion/" + pack + ".yaml";
+}
+
+std::vector<std::string> ShippedPackPaths() {
+  std::vector<std::string> paths;
+  for (const char* pack : kShippedPacks) paths.push_back(ShippedPackPath(pack));
+  return paths;
+}
+
+// Pack files written into a folder of their own under the test's temporary directory.
+class TempPacks {
+ public:
+  explicit TempPacks(const std::string& folder) : dir_(std::filesystem::path(::testing::TempDir()) / folder) {
+    std::filesystem::create_directories(dir_);
+  }
+  std::string Path(const std::string& name) const { return (dir_ / name).string(); }
+  std::string Write(const std::string& name, const std::string& text) const {
+    std::ofstream(dir_ / name) << text;
+    return Path(name);
+  }
+  std::string WriteGood() const {
+    return Write("good.yaml", "pack: good\nrules:\n  - {name: g, pattern: 'Relu(x)', fuse: G}\n");
+  }
+  // Refused for its key "rule", at 2:1.
+  std::string WriteBadKey(const std::string& name) const { return Write(name, "pack: a\nrule: []\n"); }
+
+ private:
+  std::filesystem::path dir_;
+};
+
+std::string BadKeyError(const std::string& path) {
+  return path + ":2:1: unknown key 'rule' (expected one of: pack, description, rules, version)";
+}
+
 TEST(RulePack, ShippedPacksLoad) {
-  for (const char* pack : {"norms", "activations", "attention", "conv", "linear", "elementwise", "algebra"}) {
-    std::string path = std::string(KILN_SOURCE_DIR) + "/configs/fusion/" + pack + ".yaml";
-    RulePack p = LoadRulePackFile(path);
+  for (const char* pack : kShippedPacks) {
+    RulePack p = LoadRulePackFile(ShippedPackPath(pack));
     EXPECT_EQ(p.name, pack);
-    EXPECT_FALSE(p.rules.empty()) << path;
+    EXPECT_FALSE(p.rules.empty()) << ShippedPackPath(pack);
   }
 }
 
 // The packs read side by side come back in the order given, and a failure is the first failing file's in that
 // order, whichever thread met which file first.
 TEST(RulePack, PacksReadSideBySideKeepTheirOrderAndTheFirstFailure) {
-  std::vector<std::string> paths;
-  for (const char* pack : {"norms", "activations", "attention", "conv", "linear", "elementwise", "algebra"})
-    paths.push_back(std::string(KILN_SOURCE_DIR) + "/configs/fusion/" + pack + ".yaml");
+  const std::vector<std::string> paths = ShippedPackPaths();
   std::vector<RulePack> packs = LoadRulePackFiles(paths);
   ASSERT_EQ(packs.size(), paths.size());
   for (size_t i = 0; i < paths.size(); ++i) {
@@ -171,16 +205,11 @@ TEST(RulePack, PacksReadSideBySideKeepTheirOrderAndTheFirstFailure) {
     EXPECT_EQ(packs[i].rules.size(), LoadRulePackFile(paths[i]).rules.size()) << paths[i];
   }
 
-  const std::filesystem::path dir = std::filesystem::path(::testing::TempDir()) / "packs_side_by_side";
-  std::filesystem::create_directories(dir);
-  auto write = [&](const std::string& name, const std::string& text) {
-    std::ofstream(dir / name) << text;
-    return (dir / name).string();
-  };
-  std::string good = write("good.yaml", "pack: good\nrules:\n  - {name: g, pattern: 'Relu(x)', fuse: G}\n");
-  std::string bad_key = write("bad_key.yaml", "pack: a\nrule: []\n");
-  std::string bad_syntax = write("bad_syntax.yaml", "pack: b\nrules: [\n");
-  std::string missing = (dir / "missing.yaml").string();
+  const TempPacks dir("packs_side_by_side");
+  std::string good = dir.WriteGood();
+  std::string bad_key = dir.WriteBadKey("bad_key.yaml");
+  std::string bad_syntax = dir.Write("bad_syntax.yaml", "pack: b\nrules: [\n");
+  std::string missing = dir.Path("missing.yaml");
   // On as many threads as there are cores, and on this thread alone (max_threads 1, as the read-ahead of the
   // built-in packs does): the same first failure.
   for (size_t threads : {size_t{0}, size_t{1}}) {
@@ -196,7 +225,7 @@ TEST(RulePack, PacksReadSideBySideKeepTheirOrderAndTheFirstFailure) {
     // Many good files before the failing ones, so that the threads reach the later files first at least sometimes.
     std::vector<std::string> files(16, good);
     files.insert(files.end(), {bad_key, bad_syntax, missing});
-    EXPECT_EQ(error_of(files), bad_key + ":2:1: unknown key 'rule' (expected one of: pack, description, rules, version)");
+    EXPECT_EQ(error_of(files), BadKeyError(bad_key));
     files = std::vector<std::string>(16, good);
     files.insert(files.end(), {missing, bad_key});
     EXPECT_EQ(error_of(files), missing + ": cannot read the rule pack");
@@ -209,18 +238,11 @@ TEST(RulePack, PacksReadSideBySideKeepTheirOrderAndTheFirstFailure) {
 // which file, Finish gives the packs in the order of the paths and the first failing path's error, although the
 // largest file is read first.
 TEST(RulePack, ASharedReadingFinishesOnTheThreadThatNeedsIt) {
-  const std::filesystem::path dir = std::filesystem::path(::testing::TempDir()) / "packs_shared_reading";
-  std::filesystem::create_directories(dir);
-  auto write = [&](const std::string& name, const std::string& text) {
-    std::ofstream(dir / name) << text;
-    return (dir / name).string();
-  };
-  std::string good = write("good.yaml", "pack: good\nrules:\n  - {name: g, pattern: 'Relu(x)', fuse: G}\n");
-  std::string bad_small = write("bad_small.yaml", "pack: a\nrule: []\n");
-  std::string bad_large = write("bad_large.yaml", std::string(4096, '#') + "\npack: b\nrules: [\n");
-  std::vector<std::string> shipped;
-  for (const char* pack : {"norms", "activations", "attention", "conv", "linear", "elementwise", "algebra"})
-    shipped.push_back(std::string(KILN_SOURCE_DIR) + "/configs/fusion/" + pack + ".yaml");
+  const TempPacks dir("packs_shared_reading");
+  std::string good = dir.WriteGood();
+  std::string bad_small = dir.WriteBadKey("bad_small.yaml");
+  std::string bad_large = dir.Write("bad_large.yaml", std::string(4096, '#') + "\npack: b\nrules: [\n");
+  const std::vector<std::string> shipped = ShippedPackPaths();
 
   for (bool helper : {false, true}) {
     SCOPED_TRACE(helper ? "with a helper" : "Finish alone");
@@ -242,7 +264,7 @@ TEST(RulePack, ASharedReadingFinishesOnTheThreadThatNeedsIt) {
       error = e.what();
     }
     if (t.joinable()) t.join();
-    EXPECT_EQ(error, bad_small + ":2:1: unknown key 'rule' (expected one of: pack, description, rules, version)");
+    EXPECT_EQ(error, BadKeyError(bad_small));
   }
 }
 

@@ -33,7 +33,7 @@ TEST(PluginLibrary, StaysMappedOnceKeptUntilExit) {
   PluginLibrary::KeepMappedUntilExit();
   void* entry = EntryAfterClosing();
   EXPECT_TRUE(Mapped(entry)) << "kept mapped";
-  // The library kept is the one loaded: its entry still runs to the same code a new handle finds.
+  // The library kept is the one loaded: a new handle finds the same code.
   EXPECT_EQ(reinterpret_cast<void*>(PluginLibrary::Open(OptionsPlugin())->Entry()), entry);
 }
 
