@@ -48,51 +48,52 @@ for m in "${models[@]}"; do
   fi
 done
 
-steps=("empty program" "+ kiln's libraries" "kiln --version" "compile 1 node O0" "compile 1 node O1" "compile 1 node O2")
+steps=("empty program" "+ kiln's libraries" "kiln --version"
+       "compile 1 node O0" "compile 1 node O1" "compile 1 node O2")
 commands=("$work/empty" "$work/empty_libs" "$kiln --version"
           "$kiln compile $work/one.onnx -o $work/one_O0.onnx --oo.level=O0"
           "$kiln compile $work/one.onnx -o $work/one_O1.onnx --oo.level=O1"
           "$kiln compile $work/one.onnx -o $work/one_O2.onnx --oo.level=O2")
 declare -A wall compile
-# Every command runs twice in a row and the second run is timed: a process started just after a different one
-# (kiln --version after the empty program, an O0 compile after --version) was measured up to 3 ms slower or faster
-# than after itself, by what the one before left to the kernel. Each command writes its own output: replacing
+# Runs the command twice in a row and prints the second run's wall seconds: a process started just after a different
+# one (kiln --version after the empty program, an O0 compile after --version) was measured up to 3 ms slower or
+# faster than after itself, by what the one before left to the kernel. Each command writes its own output: replacing
 # another model's output would add the removal of that file.
+twice() {
+  for pass in 1 2; do
+    "$spawn" -o "$work/t" "$@" >/dev/null 2>&1 || { echo "startup.sh: failed: $*" >&2; exit 1; }
+  done
+  cut -d' ' -f1 "$work/t"
+}
 for ((r = 0; r < runs; r++)); do
   for i in "${!commands[@]}"; do
-    for pass in 1 2; do
-      # shellcheck disable=SC2086  # the command's words
-      "$spawn" -o "$work/t" ${commands[$i]} >/dev/null 2>&1 || { echo "startup.sh: failed: ${commands[$i]}" >&2; exit 1; }
-    done
-    wall[$i]+="$(cut -d' ' -f1 "$work/t") "
+    # shellcheck disable=SC2086  # the command's words
+    wall[$i]+="$(twice ${commands[$i]}) "
   done
   for j in "${!files[@]}"; do
-    for pass in 1 2; do
-      "$spawn" -o "$work/t" "$kiln" compile "${files[$j]}" -o "$work/out$j.onnx" --oo.level=O2 --report "$work/r.json" \
-        >/dev/null 2>&1 || { echo "startup.sh: kiln compile ${files[$j]} failed" >&2; exit 1; }
-    done
-    wall[m$j]+="$(cut -d' ' -f1 "$work/t") "
-    compile[$j]+="$("$gen" -c 'import json,sys; print(json.load(open(sys.argv[1]))["seconds"]["total"])' "$work/r.json") "
+    wall[m$j]+="$(twice "$kiln" compile "${files[$j]}" -o "$work/out$j.onnx" --oo.level=O2 \
+      --report "$work/r.json") "
+    compile[$j]+="$("$gen" -c 'import json,sys; print(json.load(open(sys.argv[1]))["seconds"]["total"])' \
+      "$work/r.json") "
   done
 done
 
+ms() { awk -v s="$(med "$@")" 'BEGIN {printf "%.2f", s * 1000}'; }  # the median of seconds, in ms
 echo "$(uname -r), $(nproc) CPUs, $runs rounds; medians in ms"
 printf '%-22s %9s %9s\n' step wall_ms added_ms
-prev=0
+prev=-
 for i in "${!steps[@]}"; do
   # shellcheck disable=SC2086
-  ms=$(awk -v s="$(med ${wall[$i]})" 'BEGIN {printf "%.2f", s * 1000}')
-  add=$(awk -v a="$ms" -v b="$prev" 'BEGIN {printf "%+.2f", a - b}')
-  [ "$i" -eq 0 ] && add=-
-  printf '%-22s %9s %9s\n' "${steps[$i]}" "$ms" "$add"
-  prev=$ms
+  t=$(ms ${wall[$i]}) add=-
+  [ "$prev" = - ] || add=$(awk -v a="$t" -v b="$prev" 'BEGIN {printf "%+.2f", a - b}')
+  printf '%-22s %9s %9s\n' "${steps[$i]}" "$t" "$add"
+  prev=$t
 done
 echo
 printf '%-22s %9s %9s %9s\n' "model (O2)" wall_ms compile_ms outside
 for j in "${!files[@]}"; do
   # shellcheck disable=SC2086
-  w=$(awk -v s="$(med ${wall[m$j]})" 'BEGIN {printf "%.2f", s * 1000}')
-  # shellcheck disable=SC2086
-  c=$(awk -v s="$(med ${compile[$j]})" 'BEGIN {printf "%.2f", s * 1000}')
-  printf '%-22s %9s %9s %9s\n' "$(basename "${files[$j]}" .onnx)" "$w" "$c" "$(awk -v a="$w" -v b="$c" 'BEGIN {printf "%.2f", a - b}')"
+  w=$(ms ${wall[m$j]}) c=$(ms ${compile[$j]})
+  outside=$(awk -v a="$w" -v b="$c" 'BEGIN {printf "%.2f", a - b}')
+  printf '%-22s %9s %9s %9s\n' "$(basename "${files[$j]}" .onnx)" "$w" "$c" "$outside"
 done

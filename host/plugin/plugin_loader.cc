@@ -7,8 +7,6 @@
 #include <dlfcn.h>
 
 #include <atomic>
-#include <mutex>
-#include <vector>
 
 #include <boost/dll/shared_library.hpp>
 
@@ -28,27 +26,19 @@ std::atomic<bool> keep_mapped{false};
 
 void PluginLibrary::KeepMappedUntilExit() { keep_mapped.store(true, std::memory_order_relaxed); }
 
-void PluginLibrary::Keep(std::unique_ptr<Impl> impl) {
-  // Reachable to the end (never destroyed), so that a leak checker does not count the libraries kept.
-  static std::mutex mu;
-  static auto* kept = new std::vector<std::unique_ptr<Impl>>();
-  std::lock_guard<std::mutex> lock(mu);
-  kept->push_back(std::move(impl));
-}
-
 PluginLibrary::~PluginLibrary() {
-  if (!impl_) return;
-  if (keep_mapped.load(std::memory_order_relaxed))
-    Keep(std::move(impl_));
-  else
-    impl_->library.unload();
+  if (impl_) impl_->library.unload();
 }
 
 std::unique_ptr<PluginLibrary> PluginLibrary::Open(const std::filesystem::path& file) {
   auto impl = std::make_unique<Impl>();
   std::error_code ec;
   ::dlerror();  // clear any earlier message
-  impl->library.load(file, boost::dll::load_mode::rtld_now | boost::dll::load_mode::rtld_local, ec);
+  auto mode = boost::dll::load_mode::rtld_now | boost::dll::load_mode::rtld_local;
+  // Closed, such a library stays loaded and mapped to the process's end (Boost.DLL passes dlopen's own flags on).
+  if (keep_mapped.load(std::memory_order_relaxed))
+    mode = static_cast<boost::dll::load_mode::type>(mode | RTLD_NODELETE);
+  impl->library.load(file, mode, ec);
   if (ec || !impl->library.is_loaded()) {
     const char* text = ::dlerror();
     throw PluginError("plugin file " + file.string() + " cannot be loaded: " +

@@ -4,6 +4,8 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <kiln/kiln_helper_thread.hpp>
+
 #include <algorithm>
 #include <atomic>
 #include <cctype>
@@ -400,6 +402,20 @@ RulePackReading::RulePackReading(std::vector<std::string> paths)
   std::stable_sort(order_.begin(), order_.end(), [&](size_t a, size_t b) { return bytes[a] > bytes[b]; });
 }
 
+RulePackReading::~RulePackReading() {
+  for (std::thread& t : helpers_) t.join();
+}
+
+void RulePackReading::StartHelpers(size_t n) {
+  for (size_t t = 0; t < n; ++t) {
+    try {
+      helpers_.push_back(sdk::StartOffCreatorCpu([this] { Work(); }));
+    } catch (const std::system_error&) {
+      return;  // no thread to spare: Finish reads what is left
+    }
+  }
+}
+
 void RulePackReading::Work() {
   for (size_t k; (k = next_.fetch_add(1)) < order_.size();) {
     const size_t i = order_[k];
@@ -426,22 +442,9 @@ std::vector<RulePack> RulePackReading::Finish() {
 
 std::vector<RulePack> LoadRulePackFiles(const std::vector<std::string>& paths, size_t max_threads) {
   RulePackReading reading(paths);
-  std::vector<std::thread> helpers;
   size_t wanted = std::min<size_t>(std::max(1u, std::thread::hardware_concurrency()), paths.size());
   if (max_threads > 0) wanted = std::min(wanted, max_threads);
-  for (size_t t = 1; t < wanted; ++t) {
-    try {
-      helpers.emplace_back([&reading] { reading.Work(); });
-    } catch (const std::system_error&) {
-      break;  // no thread to spare: this thread reads what is left
-    }
-  }
-  struct JoinAll {
-    std::vector<std::thread>& threads;
-    ~JoinAll() {
-      for (std::thread& t : threads) t.join();
-    }
-  } join{helpers};  // before `reading` goes, whether Finish returns or throws
+  if (wanted > 1) reading.StartHelpers(wanted - 1);  // this thread is the last reader
   return reading.Finish();
 }
 

@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 #include "rule.h"
@@ -33,16 +34,21 @@ std::vector<RulePack> LoadRulePackFiles(const std::vector<std::string>& paths, s
 
 // One reading of pack files shared by whichever threads join in: each thread in Work() takes the next file no thread
 // has taken, largest first (the last file taken is then a short one), until none is left. A thread that needs the
-// packs while a helper is still reading them calls Finish() and reads the rest beside it instead of waiting for it:
-// an O2 compile of a one-node model had nothing else to do while one helper read all the shipped packs.
+// packs while helpers are still reading them calls Finish() and reads the rest beside them instead of waiting for
+// them: an O2 compile of a one-node model had nothing else to do while one helper read all the shipped packs. The
+// reading owns its helpers: the destructor waits for them, so none outlives the files and packs it works on.
 class RulePackReading {
  public:
   explicit RulePackReading(std::vector<std::string> paths);
+  ~RulePackReading();
   RulePackReading(const RulePackReading&) = delete;
   RulePackReading& operator=(const RulePackReading&) = delete;
 
   const std::vector<std::string>& paths() const { return paths_; }
 
+  // Starts up to `n` helper threads on Work(), each off the caller's CPU (kiln_helper_thread.hpp); fewer when no
+  // thread is to be had, and then Finish() reads what they would have.
+  void StartHelpers(size_t n);
   // Reads files until none is left untaken; never throws (a file's error is kept for Finish).
   void Work();
   // Work(), then waits for the files other threads are still reading. The packs in the order of `paths`, or the
@@ -58,6 +64,7 @@ class RulePackReading {
   std::mutex mu_;
   std::condition_variable all_read_;
   size_t read_ = 0;  // files finished, under mu_
+  std::vector<std::thread> helpers_;
 };
 
 // Parses a rewrite's replacement (exposed for tests): Op{attr: value}(args), a variable, or $fn(args); attribute

@@ -7,8 +7,6 @@
 #include <set>
 #include <system_error>
 
-#include <kiln/kiln_helper_thread.hpp>
-
 #include "rule_loader.h"
 
 namespace kiln::fusion {
@@ -54,36 +52,21 @@ std::string FilesKey(const std::vector<std::string>& files) {
 
 }  // namespace
 
-PackPrefetch::~PackPrefetch() { JoinHelper(); }
-
-void PackPrefetch::JoinHelper() {
-  if (helper_.joinable()) helper_.join();
-}
-
 void PackPrefetch::Start() {
   std::vector<std::string> files = BuiltinPackFiles();
   if (files.empty()) return;
   std::lock_guard<std::mutex> lock(mu_);
   if (reading_) return;
-  JoinHelper();  // a helper of a read already taken: done, or about to be
   reading_ = std::make_unique<RulePackReading>(std::move(files));
   key_ = FilesKey(reading_->paths());
-  try {
-    // One thread, while the main thread reads the model: beside it, not on its CPU (kiln_helper_thread.hpp).
-    helper_ = sdk::StartOffCreatorCpu([reading = reading_.get()] { reading->Work(); });
-  } catch (const std::system_error&) {
-    // no thread to be had: Take reads them all
-  }
+  // One helper, while the main thread reads the model: beside it, not on its CPU.
+  reading_->StartHelpers(1);
 }
 
 std::optional<std::vector<RulePack>> PackPrefetch::Take(const std::string& key) {
   std::lock_guard<std::mutex> lock(mu_);
   if (!reading_ || key_ != key) return std::nullopt;
-  const std::unique_ptr<RulePackReading> reading = std::move(reading_);
-  struct Join {
-    PackPrefetch& self;
-    ~Join() { self.JoinHelper(); }
-  } join{*this};  // before `reading` goes, whether Finish returns or throws: the helper may still be leaving Work()
+  const std::unique_ptr<RulePackReading> reading = std::move(reading_);  // its helper joined as it goes
   return reading->Finish();
 }
 

@@ -11,7 +11,6 @@
 #include <mutex>
 #include <optional>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "rule.h"
@@ -21,14 +20,14 @@ namespace kiln::fusion {
 
 // The built-in packs read ahead, on a thread of their own, for the pass that owns this (PatternFusionPass::Prepare):
 // the next RuleSet::ForPass whose built-in packs are the same files, unchanged, takes them, errors included, and
-// reads beside the helper whatever files it has not begun (RulePackReading). The destructor waits for the helper:
-// the pass is destroyed before its plugin unloads, so the read never outlives the code and the statics it uses.
+// reads beside the helper whatever files it has not begun (RulePackReading). A reading not taken waits for its
+// helper when it goes: the pass is destroyed before its plugin unloads, so the read never outlives the code and the
+// statics it uses.
 class PackPrefetch {
  public:
   PackPrefetch() = default;
   PackPrefetch(const PackPrefetch&) = delete;
   PackPrefetch& operator=(const PackPrefetch&) = delete;
-  ~PackPrefetch();
 
   // Starts the read, unless one is in flight or not yet taken. Without a thread to be had, Take reads them all.
   void Start();
@@ -37,12 +36,9 @@ class PackPrefetch {
   std::optional<std::vector<RulePack>> Take(const std::string& key);
 
  private:
-  void JoinHelper();
-
   std::mutex mu_;
   std::string key_;
-  std::unique_ptr<RulePackReading> reading_;
-  std::thread helper_;  // works on *reading_ while it is set
+  std::unique_ptr<RulePackReading> reading_;  // with its helper, until taken
 };
 
 class RuleSet {
