@@ -157,8 +157,8 @@ class Graph {
   friend class Node;
   friend class Model;
   Value* NewValue(std::string name);
-  void RemoveFromList(std::vector<Value*>& list, size_t i, uint16_t Value::*refs);
-  void InsertIntoList(std::vector<Value*>& list, size_t i, Value* v, uint16_t Value::*refs);
+  void RemoveFromList(std::vector<Value*>& list, size_t i, uint16_t Value::Extras::*refs);
+  void InsertIntoList(std::vector<Value*>& list, size_t i, Value* v, uint16_t Value::Extras::*refs);
 
   Model* model_;
   Graph* parent_;

@@ -1,8 +1,8 @@
 // A vector of trivially copyable elements that holds its first N in place, for the IR's short per-object lists: a
-// value's readers (most values have one: every value of an exported chain does) and a node's inputs and outputs
-// (most nodes have one or two of each). Each took an std::vector's heap block of 16 bytes or more beside the
-// vector's 24; this is 24 bytes too while it holds up to N (16 bytes of elements), and grows onto the heap by
-// doubling past that. Erasing keeps the order of the rest, as std::vector::erase does.
+// node's outputs and inputs (most nodes have one output and one or two inputs). They took two std::vectors, each
+// with a heap block of 16 bytes or more beside the vector's 24; this is N elements and two 32-bit counts, and grows
+// onto the heap by doubling past N. Erasing keeps the order of the rest, as std::vector::erase does. (A value's
+// readers have a list of their own, UseList, that keeps its count in a use's padding.)
 #pragma once
 
 #include <algorithm>
@@ -40,6 +40,11 @@ class InlineVector {
     if (size_ == capacity_) Grow(capacity_ * 2);
     data()[size_++] = v;
   }
+  // Inserts `v` before element `at` (at most size()), moving the later ones up.
+  void insert(size_t at, T v) {
+    push_back(v);
+    std::rotate(data() + at, data() + size_ - 1, data() + size_);
+  }
   // Removes the element at `at` (one of this vector's), moving the later ones down.
   void erase(const T* at) {
     T* d = data();
@@ -52,10 +57,6 @@ class InlineVector {
     if (n > capacity_) Grow(static_cast<uint32_t>(std::max<size_t>(n, size_t{capacity_} * 2)));
     if (n > size_) std::fill(data() + size_, data() + n, fill);
     size_ = static_cast<uint32_t>(n);
-  }
-  void assign(std::span<const T> values) {
-    resize(values.size());
-    std::copy(values.begin(), values.end(), data());
   }
 
  private:
@@ -78,7 +79,7 @@ class InlineVector {
   uint32_t capacity_ = N;
 };
 
-// The size the IR's lists were chosen for: no larger than the std::vector each replaced.
-static_assert(sizeof(InlineVector<void*, 2>) == 24);
+// The size the IR's lists were chosen for: a node's outputs and inputs in one, 8 bytes more than an std::vector.
+static_assert(sizeof(InlineVector<void*, 3>) == 32);
 
 }  // namespace kiln

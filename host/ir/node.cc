@@ -76,32 +76,32 @@ void Node::SetOpType(std::string op_type, std::string domain) {
 
 void Node::SetInput(size_t slot, Value* v) {
   Journal& j = JournalOf(this);
-  if (slot >= inputs_.size()) {
+  if (slot >= num_inputs()) {
     if (v == nullptr) return;
-    size_t old_size = inputs_.size();
-    inputs_.resize(slot + 1, nullptr);
-    if (j.active()) j.Record([this, old_size] { inputs_.resize(old_size, nullptr); });
+    size_t old_size = num_inputs();
+    ResizeInputList(slot + 1);
+    if (j.active()) j.Record([this, old_size] { ResizeInputList(old_size); });
   }
-  Value* old = inputs_[slot];
+  Value* old = in(slot);
   if (old == v) return;
   if (old != nullptr) old->DropUse(this, slot);
   if (v != nullptr) v->AddUse(this, slot);
-  inputs_[slot] = v;
+  in(slot) = v;
   graph_->BumpStructure();
   MarkShapeDirty();
   if (j.active()) j.Record([this, slot, old] { SetInput(slot, old); });
 }
 
 void Node::AttachInputs(std::vector<Value*> inputs) {
-  inputs_.assign(inputs);
-  for (size_t i = 0; i < inputs_.size(); ++i)
-    if (inputs_[i] != nullptr) inputs_[i]->AddUse(this, i);
+  ResizeInputList(inputs.size());
+  for (size_t i = 0; i < inputs.size(); ++i)
+    if ((in(i) = inputs[i]) != nullptr) inputs[i]->AddUse(this, i);
   MarkShapeDirty();
 }
 
 std::vector<Value*> Node::DetachInputs() {
-  std::vector<Value*> old(inputs_.begin(), inputs_.end());
-  std::fill(inputs_.begin(), inputs_.end(), nullptr);
+  std::vector<Value*> old(inputs().begin(), inputs().end());
+  std::fill(io_.begin() + num_outputs_, io_.end(), nullptr);
   bool any = false;
   for (size_t i = 0; i < old.size(); ++i)
     if (old[i] != nullptr) old[i]->DropUse(this, i), any = true;
@@ -110,12 +110,12 @@ std::vector<Value*> Node::DetachInputs() {
 }
 
 void Node::ResizeInputs(size_t n) {
-  if (n == inputs_.size()) return;
-  for (size_t i = n; i < inputs_.size(); ++i) SetInput(i, nullptr);
-  size_t old_size = inputs_.size();
-  inputs_.resize(n, nullptr);
+  if (n == num_inputs()) return;
+  for (size_t i = n; i < num_inputs(); ++i) SetInput(i, nullptr);
+  size_t old_size = num_inputs();
+  ResizeInputList(n);
   Journal& j = JournalOf(this);
-  if (j.active()) j.Record([this, old_size] { inputs_.resize(old_size, nullptr); });
+  if (j.active()) j.Record([this, old_size] { ResizeInputList(old_size); });
 }
 
 const Node::Extras& Node::NoExtras() {

@@ -40,15 +40,15 @@ class Node {
   Graph* graph() const { return graph_; }
   bool is_deleted() const { return deleted_; }
 
-  std::span<Value* const> inputs() const { return inputs_; }
-  std::span<Value* const> outputs() const { return outputs_; }
-  Value* input(size_t i) const { return i < inputs_.size() ? inputs_[i] : nullptr; }
-  Value* output(size_t i) const { return i < outputs_.size() ? outputs_[i] : nullptr; }
-  size_t num_inputs() const { return inputs_.size(); }
-  size_t num_outputs() const { return outputs_.size(); }
+  std::span<Value* const> inputs() const { return {io_.begin() + num_outputs_, io_.end()}; }
+  std::span<Value* const> outputs() const { return {io_.begin(), num_outputs_}; }
+  Value* input(size_t i) const { return i < num_inputs() ? io_[num_outputs_ + i] : nullptr; }
+  Value* output(size_t i) const { return i < num_outputs_ ? io_[i] : nullptr; }
+  size_t num_inputs() const { return io_.size() - num_outputs_; }
+  size_t num_outputs() const { return num_outputs_; }
   // Rewires input `slot` (null makes it an absent optional input); grows the input list if needed.
   void SetInput(size_t slot, Value* v);
-  void AppendInput(Value* v) { SetInput(inputs_.size(), v); }
+  void AppendInput(Value* v) { SetInput(num_inputs(), v); }
   // Grows (with absent inputs) or shrinks the input list to `n` slots.
   void ResizeInputs(size_t n);
 
@@ -101,14 +101,28 @@ class Node {
   template <typename Edit>
   void EditAttributes(Edit&& edit);
 
-  bool deleted_ = false;  // first: beside `scratch`, in what would be its padding
-  bool shape_dirty_ = true;
-  uint32_t index_ = 0;  // in its graph's OwnerList
+  // Input `slot` and output `slot`, in io_.
+  Value*& in(size_t slot) { return io_[num_outputs_ + slot]; }
+  Value*& out(size_t slot) { return io_[slot]; }
+  // Grows (with absent inputs) or shrinks the input list to `n` slots; nothing else (no uses, no undo step).
+  void ResizeInputList(size_t n) { io_.resize(num_outputs_ + n, nullptr); }
+  // Adds an output slot holding `v` after the others (graph.cc, as the node is made).
+  void AppendOutputSlot(Value* v) {
+    io_.insert(num_outputs_, v);
+    ++num_outputs_;
+  }
+
+  uint32_t index_ = 0;  // in its graph's OwnerList; first, beside `scratch`
   uint32_t id_ = 0;     // Model::NextNodeId refuses a 2^32nd node
+  // Two flags and the output count in one word: a node has fewer than 2^30 outputs (each takes a name of the
+  // model's protobuf, which is under 2 GB).
+  uint32_t deleted_ : 1 = false;
+  uint32_t shape_dirty_ : 1 = true;
+  uint32_t num_outputs_ : 30 = 0;
   int64_t order_ = 0;
   // An op type and a domain, both Interned; the pair is kept once for the process too (OpKeyOf). With it, a 16-byte
-  // Name, a 32-bit id and the attributes and rare fields out of line, a node is 112 bytes, an allocator size class
-  // of its own (120 would take 128).
+  // Name, a 32-bit id, the outputs and inputs in one list and the attributes and rare fields out of line, a node is
+  // 96 bytes, an allocator size class of its own (104 would take 112).
   struct OpKey {
     const std::string* op_type;
     const std::string* domain;
@@ -116,7 +130,9 @@ class Node {
   static const OpKey* OpKeyOf(std::string op_type, std::string domain);
   const OpKey* op_ = OpKeyOf({}, {});
   Name name_;
-  InlineVector<Value*, 2> inputs_, outputs_;  // most nodes have one or two of each
+  // The outputs, then the inputs (an absent one null): most nodes have one output and one or two inputs, and the
+  // three fit in place.
+  InlineVector<Value*, 3> io_;
   // The attributes, annotations and doc string, out of line in one block: null while the node has none (Add, Mul,
   // Relu...), 8 bytes where a vector of attributes and the rare fields took 32.
   struct Extras {

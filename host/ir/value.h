@@ -11,23 +11,17 @@
 #include <vector>
 
 #include "ir/annotations.h"
-#include "ir/inline_vector.h"
 #include "ir/name.h"
 #include "ir/tensor.h"
 #include "ir/type.h"
 #include "ir/type_table.h"
+#include "ir/use_list.h"
 
 namespace kiln {
 
 class Graph;
 class Node;
 struct ShapeData;  // host/shape/shape_values.h
-
-struct Use {
-  Node* node;
-  uint32_t slot;  // input index on `node`
-  bool operator==(const Use&) const = default;
-};
 
 class Value {
  public:
@@ -42,7 +36,7 @@ class Value {
   Node* producer() const { return (producer_or_graph_ & 1) ? nullptr : reinterpret_cast<Node*>(producer_or_graph_); }
   uint32_t producer_output() const { return producer_output_; }
   std::span<const Use> uses() const { return uses_; }
-  bool has_uses() const { return !uses_.empty() || graph_output_refs_ > 0; }
+  bool has_uses() const { return !uses_.empty() || is_graph_output(); }
   // The graph the value was made in: its producer's, or the one it keeps itself when it has none.
   Graph* graph() const;
 
@@ -50,8 +44,8 @@ class Value {
   const std::shared_ptr<const Tensor>& initializer() const { return initializer_; }
   const std::shared_ptr<const SparseTensor>& sparse_initializer() const { return ExtrasOrNone().sparse_initializer; }
   bool is_initializer() const { return initializer_ != nullptr || (extras_ && extras_->sparse_initializer); }
-  bool is_graph_input() const { return graph_input_refs_ > 0; }
-  bool is_graph_output() const { return graph_output_refs_ > 0; }
+  bool is_graph_input() const { return extras_ && extras_->graph_input_refs > 0; }
+  bool is_graph_output() const { return extras_ && extras_->graph_output_refs > 0; }
   bool is_deleted() const { return deleted_; }
 
   // String annotations (the ABI's value_set_annotation), written to the model's metadata on export.
@@ -78,12 +72,14 @@ class Value {
   friend class Model;
 
   // What few values have, out of line (a 100k-node graph has 230k values): a sparse initializer's data, what shape
-  // inference knows of a shape tensor's contents, annotations and a doc string. One pointer for all of them, and a
-  // 16-byte Name, keep a value at 96 bytes, an allocator size class of its own (104 would take 112).
+  // inference knows of a shape tensor's contents, annotations, a doc string, and how many times the value is listed
+  // among its graph's inputs and outputs (Graph refuses a 65,536th). One pointer for all of them, a 16-byte Name
+  // and a 16-byte UseList keep a value at 80 bytes, an allocator size class of its own (88 would take 96).
   struct Extras {
     std::shared_ptr<const SparseTensor> sparse_initializer;
     std::shared_ptr<const ShapeData> shape_data;
     RareFields rare;
+    uint16_t graph_input_refs = 0, graph_output_refs = 0;
   };
   const Extras& ExtrasOrNone() const;
   Extras& extras() {
@@ -93,7 +89,7 @@ class Value {
 
   // Input `slot` of `n` reads this value, or no longer does (the first such use goes). Not journaled: the callers
   // (Node::SetInput, Graph's node addition and removal) record their own undo steps.
-  void AddUse(Node* n, size_t slot) { uses_.push_back(Use{n, static_cast<uint32_t>(slot)}); }
+  void AddUse(Node* n, size_t slot) { uses_.push_back(n, static_cast<uint32_t>(slot)); }
   void DropUse(Node* n, size_t slot);
   // Output `slot` of `n` (a node of the value's graph), or none (null). Not journaled: Graph's callers record their
   // own undo steps.
@@ -104,17 +100,17 @@ class Value {
   Name name_;
   const Type* type_ = TypeTable::None();  // in the model's TypeTable
   // The producer (a Node*), or the value's graph tagged 1 when it has none: a value's graph is its producer's, so
-  // one word holds both, and a value fits in 96 bytes (an allocator size class: 1.67M values in the 1M-node chain).
+  // one word holds both, and a value fits in 80 bytes (an allocator size class: 1.67M values in the 1M-node chain).
   uintptr_t producer_or_graph_ = 1;
-  InlineVector<Use, 1> uses_;  // most values have one reader
+  UseList uses_;
   std::shared_ptr<const Tensor> initializer_;
   std::unique_ptr<Extras> extras_;
-  uint32_t producer_output_ = 0;
-  // How many times the value is listed among its graph's inputs and outputs (Graph refuses a 65,536th).
-  uint16_t graph_input_refs_ = 0, graph_output_refs_ = 0;
+  // The producer's output slot, and two flags, in one word: a node has fewer than 2^30 outputs (each takes a name
+  // of the model's protobuf, which is under 2 GB).
+  uint32_t producer_output_ : 30 = 0;
+  uint32_t deleted_ : 1 = false;
+  uint32_t in_value_info_ : 1 = false;
   uint32_t index_ = 0;  // in its graph's OwnerList
-  bool deleted_ = false;
-  bool in_value_info_ = false;
 };
 
 }  // namespace kiln

@@ -1,5 +1,5 @@
 // InlineVector (host/ir/inline_vector.h): the IR's short lists keep their elements in place up to N and on the heap
-// past it, through growth, erasure (order kept, as std::vector::erase), resize and assign, checked against
+// past it, through growth, insertion, erasure (order kept, as std::vector's), and resize, checked against
 // std::vector; and the lists a node and a value keep stay right as they move between the two.
 #include "ir/inline_vector.h"
 
@@ -19,7 +19,7 @@ std::vector<T> Contents(const InlineVector<T, N>& v) {
   return std::vector<T>(v.begin(), v.end());
 }
 
-TEST(InlineVector, MatchesAVectorThroughGrowthErasureResizeAndAssign) {
+TEST(InlineVector, MatchesAVectorThroughGrowthInsertionErasureAndResize) {
   InlineVector<int, 2> v;
   std::vector<int> want;
   std::mt19937 rng(11);
@@ -37,9 +37,9 @@ TEST(InlineVector, MatchesAVectorThroughGrowthErasureResizeAndAssign) {
       v.resize(n, -1);
       want.resize(n, -1);
     } else {
-      std::vector<int> fresh(rng() % 5, step);
-      v.assign(fresh);
-      want = fresh;
+      const size_t at = rng() % (want.size() + 1);
+      v.insert(at, step);
+      want.insert(want.begin() + static_cast<std::ptrdiff_t>(at), step);
     }
     ASSERT_EQ(Contents(v), want) << "step " << step;
     ASSERT_EQ(v.size(), want.size());
@@ -67,7 +67,7 @@ TEST(InlineVector, ANodesInputsAndAValuesReadersPastTheirInPlaceElements) {
   Model m;
   Graph& g = m.graph();
   Value* x = g.AddValue("x");
-  Node* concat = g.AddNode("Concat", {x, x, x, x}, 1);  // four inputs: past the two in place
+  Node* concat = g.AddNode("Concat", {x, x, x, x}, 1);  // an output and four inputs: past the three in place
   Node* relu = g.AddNode("Relu", {x}, 1);
   ASSERT_EQ(concat->num_inputs(), 4u);
   for (size_t i = 0; i < 4; ++i) EXPECT_EQ(concat->input(i), x);
@@ -78,6 +78,40 @@ TEST(InlineVector, ANodesInputsAndAValuesReadersPastTheirInPlaceElements) {
   concat->ResizeInputs(1);
   EXPECT_EQ(concat->num_inputs(), 1u);
   EXPECT_EQ(std::vector<Use>(x->uses().begin(), x->uses().end()), (std::vector<Use>{{concat, 0}, {relu, 0}}));
+}
+
+// A node keeps its outputs and then its inputs in one list: growing or shrinking the inputs, in place or past it,
+// leaves the outputs as they were.
+TEST(InlineVector, ANodesOutputsStayApartFromItsInputsAsTheInputsChange) {
+  Model m;
+  Graph& g = m.graph();
+  Value* x = g.AddValue("x");
+  Value* y = g.AddValue("y");
+  Node* split = g.AddNode("Split", {x}, 2);
+  const std::vector<Value*> outs(split->outputs().begin(), split->outputs().end());
+  ASSERT_EQ(outs.size(), 2u);
+  auto expect = [&](std::vector<Value*> inputs) {
+    EXPECT_EQ(std::vector<Value*>(split->outputs().begin(), split->outputs().end()), outs);
+    EXPECT_EQ(std::vector<Value*>(split->inputs().begin(), split->inputs().end()), inputs);
+    EXPECT_EQ(split->num_inputs(), inputs.size());
+    for (size_t i = 0; i < outs.size(); ++i) {
+      EXPECT_EQ(split->output(i), outs[i]);
+      EXPECT_EQ(outs[i]->producer_output(), i);
+    }
+    EXPECT_EQ(split->output(2), nullptr);
+    EXPECT_EQ(split->input(inputs.size()), nullptr);
+  };
+  expect({x});
+  split->SetInput(1, y);  // four in all: onto the heap
+  expect({x, y});
+  split->SetInput(4, x);
+  expect({x, y, nullptr, nullptr, x});
+  split->ResizeInputs(1);
+  expect({x});
+  EXPECT_EQ(x->uses().size(), 1u);
+  EXPECT_TRUE(y->uses().empty());
+  split->ResizeInputs(0);
+  expect({});
 }
 
 }  // namespace
