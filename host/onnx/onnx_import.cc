@@ -29,7 +29,7 @@ namespace {
 
 class Importer {
  public:
-  // `streamed`: the main graph's nodes, when the weight split took them out of its GraphProto.
+  // `streamed`: the main graph's initializers and nodes, when the weight split took them out of its GraphProto.
   Importer(Model& model, std::string name, ExternalDataReader* ext, WeightSplit* streamed)
       : model_(model), name_(std::move(name)), ext_(ext), streamed_(streamed) {}
 
@@ -38,21 +38,15 @@ class Importer {
     g.set_name(gp.name());  // first: the messages below name the graph
     g.set_doc_string(gp.doc_string());
     const std::string where = Where(g);
-    WeightSplit* streamed = &g == &model_.graph() ? streamed_ : nullptr;  // its nodes, if split out
+    WeightSplit* streamed = &g == &model_.graph() ? streamed_ : nullptr;  // its initializers and nodes, if split out
     size_t values = static_cast<size_t>(gp.initializer_size() + gp.input_size());
     for (const auto& np : gp.node()) values += static_cast<size_t>(np.output_size());
-    if (streamed != nullptr) values += streamed->nodes.size();  // one output each, mostly
+    if (streamed != nullptr) values += streamed->raw.size() + streamed->nodes.size();  // nodes: one output, mostly
     g.ReserveValues(values);
-    for (auto& tp : *gp.mutable_initializer()) {
-      std::string tname;
-      tname.swap(*tp.mutable_name());  // the value's, not the tensor's (Graph::AddInitializerNamed)
-      if (tname.empty()) throw ModelError(name_ + ": " + where + ": an initializer has no name");
-      if (g.FindValue(tname)) throw ModelError(name_ + ": " + where + ": initializer '" + tname + "' is defined twice");
-      Tensor t = TensorFromProto(std::move(tp), ext_, where + ": initializer '" + tname + "'");
-      g.AddInitializerNamed(std::move(tname), std::move(t));
-    }
+    for (auto& tp : *gp.mutable_initializer()) DeclareInitializer(std::move(tp), g, where);
     // Converted: their protos are freed now rather than held beside the nodes built next (the load's peak).
     google::protobuf::RepeatedPtrField<onnx::TensorProto>().Swap(gp.mutable_initializer());
+    if (streamed != nullptr) DeclareStreamedInitializers(*streamed, g, where);
     for (auto& sp : *gp.mutable_sparse_initializer()) {
       std::string sname = sp.values().name();
       if (sname.empty() || g.FindValue(sname))
@@ -88,6 +82,31 @@ class Importer {
     }
     DeclareNodes(*fp.mutable_node(), g, where);
     functions_.emplace_back(&fp, &f);
+  }
+
+  void DeclareInitializer(onnx::TensorProto&& tp, Graph& g, const std::string& where) {
+    std::string tname;
+    tname.swap(*tp.mutable_name());  // the value's, not the tensor's (Graph::AddInitializerNamed)
+    if (tname.empty()) throw ModelError(name_ + ": " + where + ": an initializer has no name");
+    if (g.FindValue(tname)) throw ModelError(name_ + ": " + where + ": initializer '" + tname + "' is defined twice");
+    Tensor t = TensorFromProto(std::move(tp), ext_, where + ": initializer '" + tname + "'");
+    g.AddInitializerNamed(std::move(tname), std::move(t));
+  }
+
+  // The main graph's initializers as the weight split left them (weight_split.h), parsed one at a time into one
+  // message, each lent its raw bytes just before it is converted.
+  void DeclareStreamedInitializers(WeightSplit& split, Graph& g, const std::string& where) {
+    onnx::TensorProto tp;
+    for (size_t i = 0; i < split.raw.size(); ++i) {
+      const std::string_view bytes = split.Initializer(i);
+      if (!tp.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
+        throw ModelError(name_ + ": not a valid ONNX protobuf (truncated or corrupt): " + where + ": initializer " +
+                         std::to_string(i));
+      if (split.raw[i]) ext_->Lend(&tp, std::move(split.raw[i]));
+      DeclareInitializer(std::move(tp), g, where);
+    }
+    std::string().swap(split.initializer_bytes);
+    std::vector<uint32_t>().swap(split.initializer_ends);
   }
 
   void DeclareNodes(google::protobuf::RepeatedPtrField<onnx::NodeProto>& nodes, Graph& g, const std::string& where) {
@@ -401,7 +420,6 @@ namespace {
 
 std::unique_ptr<Model> Import(onnx::ModelProto&& proto, const std::string& name, const std::string& base_dir,
                               WeightSplit* split) {
-  std::vector<std::shared_ptr<const Buffer>>* weights = split ? &split->raw : nullptr;
   if (!proto.has_graph())
     throw ModelError(name + ": not an ONNX model (no graph); is this the right file?");
   if (proto.ir_version() <= 0)
@@ -419,16 +437,10 @@ std::unique_ptr<Model> Import(onnx::ModelProto&& proto, const std::string& name,
   for (const auto& t : proto.training_info()) model->training_info.push_back(t.SerializeAsString());
 
   ExternalDataReader ext(name, base_dir);
-  if (weights != nullptr) {
-    if (static_cast<size_t>(proto.graph().initializer_size()) != weights->size())
-      throw InternalError(name + ": the weight split found " + std::to_string(weights->size()) +
-                          " initializers, protobuf " + std::to_string(proto.graph().initializer_size()));
-    for (int i = 0; i < proto.graph().initializer_size(); ++i)
-      if ((*weights)[static_cast<size_t>(i)]) ext.Lend(&proto.graph().initializer(i), std::move((*weights)[static_cast<size_t>(i)]));
-  }
-  if (split != nullptr && proto.graph().node_size() != 0)
+  if (split != nullptr && (proto.graph().node_size() != 0 || proto.graph().initializer_size() != 0))
     throw InternalError(name + ": the weight split left " + std::to_string(proto.graph().node_size()) +
-                        " nodes in the skeleton");
+                        " nodes and " + std::to_string(proto.graph().initializer_size()) +
+                        " initializers in the skeleton");
   Importer imp(*model, name, &ext, split);
   imp.Declare(*proto.mutable_graph(), model->graph());
   for (auto& fp : *proto.mutable_functions()) imp.DeclareFunction(fp, *ImportFunctionHeader(*model, fp, name));

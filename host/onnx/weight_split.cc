@@ -99,10 +99,9 @@ class Splitter {
         return std::optional<bool>(in_.Skip(static_cast<int>(n)));
       }
       if (field != kGraphInitializer) return std::optional<bool>();
-      std::string tensor;
       raw.emplace_back();
-      if (!Tensor(n, tensor, raw.size() - 1)) return std::optional<bool>(false);
-      AppendLengthDelimited(out, kGraphInitializer, tensor);
+      if (!Tensor(n, split.initializer_bytes, raw.size() - 1)) return std::optional<bool>(false);
+      split.initializer_ends.push_back(static_cast<uint32_t>(split.initializer_bytes.size()));
       return std::optional<bool>(true);
     });
   }

@@ -147,7 +147,7 @@ onnx::ModelProto RoundTrip(const onnx::ModelProto& m, const std::string& tag) {
   return back;
 }
 
-TEST(WeightSplit, SkeletonLeavesOutOnlyTopLevelRawData) {
+TEST(WeightSplit, InitializersComeApartWithoutTheirRawDataAndNodesStayInTheFile) {
   onnx::ModelProto m = WeightsModel();
   fs::path p = Temp("split.onnx");
   Write(p, m.SerializeAsString());
@@ -161,10 +161,21 @@ TEST(WeightSplit, SkeletonLeavesOutOnlyTopLevelRawData) {
                           split->raw[i]->size()), 0);
   }
   EXPECT_FALSE(split->raw[kRawWeights]) << "the typed tensor has no raw_data";
+  // The main graph's initializers come apart from the skeleton, each as it was but for raw_data, for the importer
+  // to parse one at a time.
   onnx::ModelProto skeleton;
   ASSERT_TRUE(skeleton.ParseFromString(split->skeleton));
-  for (int i = 0; i < kRawWeights; ++i) EXPECT_FALSE(skeleton.graph().initializer(i).has_raw_data());
-  EXPECT_EQ(skeleton.graph().initializer(kRawWeights).float_data_size(), 64);
+  EXPECT_EQ(skeleton.graph().initializer_size(), 0);
+  ASSERT_EQ(split->initializer_ends.size(), kRawWeights + 1u);
+  for (int i = 0; i <= kRawWeights; ++i) {
+    onnx::TensorProto t, want = m.graph().initializer(i);
+    const std::string_view bytes = split->Initializer(static_cast<size_t>(i));
+    ASSERT_TRUE(t.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) << i;
+    EXPECT_FALSE(t.has_raw_data()) << i;
+    want.clear_raw_data();
+    EXPECT_EQ(t.SerializeAsString(), want.SerializeAsString()) << i;
+  }
+  EXPECT_EQ(skeleton.graph().input_size(), m.graph().input_size());
   // The main graph's nodes are left where they lie in the file, for the importer to parse one at a time.
   EXPECT_EQ(skeleton.graph().node_size(), 0);
   ASSERT_EQ(split->nodes.size(), 1u);
