@@ -333,8 +333,12 @@ void Graph::TransferOutput(Node* to, size_t slot, Value* v, bool leave_empty) {
   BumpStructure();
 }
 
-void Graph::InsertIntoList(std::vector<Value*>& list, size_t i, Value* v, uint16_t Value::Extras::*refs) {
-  uint16_t& listed = v->extras().*refs;
+uint16_t& Graph::ListingsOf(const std::vector<Value*>& list, Value* v) const {
+  return &list == &inputs_ ? v->extras().graph_input_refs : v->extras().graph_output_refs;
+}
+
+void Graph::InsertIntoList(std::vector<Value*>& list, size_t i, Value* v) {
+  uint16_t& listed = ListingsOf(list, v);
   if (listed == std::numeric_limits<uint16_t>::max())
     throw ModelError("graph '" + name_ + "' lists value '" + v->name() + "' more than " +
                      std::to_string(std::numeric_limits<uint16_t>::max()) + " times among its " +
@@ -343,16 +347,16 @@ void Graph::InsertIntoList(std::vector<Value*>& list, size_t i, Value* v, uint16
   ++listed;
   BumpStructure();
   Journal& j = model_->journal();
-  if (j.active()) j.Record([this, &list, i, refs] { RemoveFromList(list, i, refs); });
+  if (j.active()) j.Record([this, &list, i] { RemoveFromList(list, i); });
 }
 
-void Graph::RemoveFromList(std::vector<Value*>& list, size_t i, uint16_t Value::Extras::*refs) {
+void Graph::RemoveFromList(std::vector<Value*>& list, size_t i) {
   Value* v = list[i];
   list.erase(list.begin() + static_cast<ptrdiff_t>(i));
-  --(v->extras().*refs);
+  --ListingsOf(list, v);
   BumpStructure();
   Journal& j = model_->journal();
-  if (j.active()) j.Record([this, &list, i, v, refs] { InsertIntoList(list, i, v, refs); });
+  if (j.active()) j.Record([this, &list, i, v] { InsertIntoList(list, i, v); });
 }
 
 Value* Graph::AddInput(std::string name, Type type) {
@@ -363,14 +367,14 @@ Value* Graph::AddInput(std::string name, Type type) {
   return v;
 }
 
-void Graph::AppendInput(Value* v) { InsertIntoList(inputs_, inputs_.size(), v, &Value::Extras::graph_input_refs); }
-void Graph::RemoveInput(size_t i) { RemoveFromList(inputs_, i, &Value::Extras::graph_input_refs); }
-void Graph::AppendOutput(Value* v) { InsertIntoList(outputs_, outputs_.size(), v, &Value::Extras::graph_output_refs); }
-void Graph::RemoveOutput(size_t i) { RemoveFromList(outputs_, i, &Value::Extras::graph_output_refs); }
+void Graph::AppendInput(Value* v) { InsertIntoList(inputs_, inputs_.size(), v); }
+void Graph::RemoveInput(size_t i) { RemoveFromList(inputs_, i); }
+void Graph::AppendOutput(Value* v) { InsertIntoList(outputs_, outputs_.size(), v); }
+void Graph::RemoveOutput(size_t i) { RemoveFromList(outputs_, i); }
 
 void Graph::SetOutput(size_t i, Value* v) {
   RemoveOutput(i);
-  InsertIntoList(outputs_, i, v, &Value::Extras::graph_output_refs);
+  InsertIntoList(outputs_, i, v);
 }
 
 void Graph::AppendValueInfo(Value* v) {

@@ -157,8 +157,10 @@ class Graph {
   friend class Node;
   friend class Model;
   Value* NewValue(std::string name);
-  void RemoveFromList(std::vector<Value*>& list, size_t i, uint16_t Value::Extras::*refs);
-  void InsertIntoList(std::vector<Value*>& list, size_t i, Value* v, uint16_t Value::Extras::*refs);
+  // Insert into or remove from inputs_ or outputs_ (`list`), keeping the value's count of listings in that list.
+  void RemoveFromList(std::vector<Value*>& list, size_t i);
+  void InsertIntoList(std::vector<Value*>& list, size_t i, Value* v);
+  uint16_t& ListingsOf(const std::vector<Value*>& list, Value* v) const;
 
   Model* model_;
   Graph* parent_;

@@ -94,8 +94,10 @@ void Node::SetInput(size_t slot, Value* v) {
 
 void Node::AttachInputs(std::vector<Value*> inputs) {
   ResizeInputList(inputs.size());
-  for (size_t i = 0; i < inputs.size(); ++i)
-    if ((in(i) = inputs[i]) != nullptr) inputs[i]->AddUse(this, i);
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    in(i) = inputs[i];
+    if (inputs[i] != nullptr) inputs[i]->AddUse(this, i);
+  }
   MarkShapeDirty();
 }
 

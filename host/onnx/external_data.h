@@ -28,21 +28,24 @@ class ExternalDataReader {
   std::shared_ptr<const Buffer> Read(const ExternalDataInfo& info, uint64_t expected, const std::string& where,
                                      size_t align);
 
-  // Raw bytes the loader kept out of the parsed protobuf for the tensor at `proto` (see weight_split.h): lent
-  // before import, taken once by the import of that tensor.
-  void Lend(const onnx::TensorProto* proto, std::shared_ptr<const Buffer> bytes) { lent_[proto] = std::move(bytes); }
+  // Raw bytes the loader kept out of the parsed protobuf for the tensor at `proto` (see weight_split.h): lent just
+  // before that tensor is imported, which takes them. One tensor at a time (the importer parses the weight split's
+  // initializers one at a time): a second Lend replaces what the first lent and no import took.
+  void Lend(const onnx::TensorProto* proto, std::shared_ptr<const Buffer> bytes) {
+    lent_proto_ = proto;
+    lent_ = std::move(bytes);
+  }
   std::shared_ptr<const Buffer> TakeLent(const onnx::TensorProto* proto) {
-    auto it = lent_.find(proto);
-    if (it == lent_.end()) return nullptr;
-    auto bytes = std::move(it->second);
-    lent_.erase(it);
-    return bytes;
+    if (proto != lent_proto_) return nullptr;
+    lent_proto_ = nullptr;
+    return std::move(lent_);
   }
 
  private:
   std::string model_name_, base_dir_;
   std::map<std::string, std::shared_ptr<const Buffer>> files_;
-  std::map<const onnx::TensorProto*, std::shared_ptr<const Buffer>> lent_;
+  const onnx::TensorProto* lent_proto_ = nullptr;
+  std::shared_ptr<const Buffer> lent_;
 };
 
 }  // namespace kiln

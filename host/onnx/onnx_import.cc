@@ -98,10 +98,7 @@ class Importer {
   void DeclareStreamedInitializers(WeightSplit& split, Graph& g, const std::string& where) {
     onnx::TensorProto tp;
     for (size_t i = 0; i < split.raw.size(); ++i) {
-      const std::string_view bytes = split.Initializer(i);
-      if (!tp.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
-        throw ModelError(name_ + ": not a valid ONNX protobuf (truncated or corrupt): " + where + ": initializer " +
-                         std::to_string(i));
+      ParseStreamed(tp, split.Initializer(i), where, "initializer", i);
       if (split.raw[i]) ext_->Lend(&tp, std::move(split.raw[i]));
       DeclareInitializer(std::move(tp), g, where);
     }
@@ -118,6 +115,16 @@ class Importer {
     }
   }
 
+  // Parses `m` (cleared first) from the bytes of the weight split's `index`th `kind` ("node", "initializer") of
+  // the graph at `where`. The message naming it is made only on failure: this runs once per node and initializer.
+  void ParseStreamed(google::protobuf::MessageLite& m, std::string_view bytes, const std::string& where,
+                     const char* kind, size_t index) const {
+    if (bytes.size() > static_cast<size_t>(std::numeric_limits<int>::max()) ||
+        !m.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
+      throw ModelError(name_ + ": not a valid ONNX protobuf (truncated or corrupt): " + where + ": " + kind + " " +
+                       std::to_string(index));
+  }
+
   // The main graph's nodes as the weight split left them (weight_split.h), parsed one at a time: only the protos
   // read again later stay (kept_). A proto not kept is parsed into again (parsing clears it), so its strings'
   // memory serves the next node.
@@ -128,10 +135,7 @@ class Importer {
     for (const auto& [offset, size] : split.nodes) {
       if (last_kept) kept_.emplace_back();
       onnx::NodeProto& np = kept_.back();
-      if (size > static_cast<size_t>(std::numeric_limits<int>::max()) ||
-          !np.ParseFromArray(bytes + offset, static_cast<int>(size)))
-        throw ModelError(name_ + ": not a valid ONNX protobuf (truncated or corrupt): " + where + ": node " +
-                         std::to_string(order));
+      ParseStreamed(np, {bytes + offset, size}, where, "node", static_cast<size_t>(order));
       last_kept = DeclareNode(np, g, where, order++);
       split.ReleaseNodeBytesBefore(offset + size);  // parsing copied what the node keeps
     }

@@ -1,10 +1,11 @@
 // Loading a model without copying its weights. The top-level initializers' raw_data fields are found by walking
 // the protobuf wire format of the memory-mapped file; protobuf parses only the rest (the "skeleton": the model's
-// and graph's fields; the initializers' other fields apart, one initializer at a time), and each weight of a page or more becomes a window onto the mapping; one whose
-// offset in the file is not aligned for its element type (kernels may assume aligned data) is copied, aligned, when
-// first read typed, and written out from the window. A weight smaller than a page is copied once instead, into one
-// block shared by all such copies (Buffer::Pack). The mapped pages no window covers are then released, so that the
-// file's bytes do not stay in the resident set beside their copies. The main graph's nodes are taken out of the
+// and graph's fields; the initializers' other fields apart, one initializer at a time), and each weight of a page
+// or more becomes a window onto the mapping; one whose offset in the file is not aligned for its element type
+// (kernels may assume aligned data) is copied, aligned, when first read typed, and written out from the window. A
+// weight smaller than a page is copied once instead, into one block shared by all such copies (Buffer::Pack). The
+// mapped pages no window covers are then released, so that the file's bytes do not stay in the resident set beside
+// their copies. The main graph's nodes are taken out of the
 // skeleton as well: the importer parses them one at a time where they lie in the mapping and gives their pages back
 // as it passes them.
 #pragma once
