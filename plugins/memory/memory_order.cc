@@ -1,22 +1,21 @@
 // The memory-aware order; see memory_order.h.
 #include "memory_order.h"
 
-#include <unordered_map>
+#include <kiln/kiln_node_table.hpp>
+
+#include <cstdint>
+#include <span>
+#include <utility>
 
 namespace kiln::memory {
 namespace {
 
-struct NodeInfo {
-  std::vector<size_t> inputs;      // distinct values (indices) it reads, inside its subgraphs too
-  std::vector<size_t> dependents;  // nodes reading its outputs (with repeats)
-  int64_t waiting = 0;             // producers not run yet (with repeats)
-  int64_t out_bytes = 0;
-};
-
-struct ValueInfo {
+// An output of one of the nodes being ordered: the only values that take part. A value made elsewhere (a graph
+// input, an initializer, a node inside a subgraph) adds no edge and frees nothing.
+struct OutputInfo {
   int64_t bytes = 0;
-  int64_t readers = 0;  // distinct nodes of the graph reading it, not run yet
-  bool frees = false;   // a node's output that is no graph output: its bytes go when its last reader has run
+  int32_t readers = 0;  // distinct nodes of the graph reading it, not run yet
+  bool frees = false;   // no graph output and no constant: its bytes go when its last reader has run
 };
 
 // Every value read by n or inside its subgraphs.
@@ -27,79 +26,119 @@ void CollectReads(const sdk::Node& n, std::vector<sdk::Value>& out) {
     for (const sdk::Node& inner : n.Subgraph(i).Nodes()) CollectReads(inner, out);
 }
 
+// A list per node in one array, cut at start[i]: a vector per node took 24 bytes and a heap block for each, and
+// hash maps from handles to numbers a node of 32 bytes or more per node and per value read (the 1M-node chain at
+// O3: 64 MB of the compile's peak).
+struct Lists {
+  std::vector<uint32_t> start{0};
+  std::vector<uint32_t> items;
+  std::span<const uint32_t> operator[](size_t i) const {
+    return std::span<const uint32_t>(items).subspan(start[i], start[i + 1] - start[i]);
+  }
+};
+
 }  // namespace
 
 std::vector<sdk::Node> MemoryAwareOrder(const std::vector<sdk::Node>& current,
                                         const std::function<uint64_t(const sdk::Value&)>& bytes, bool depth_first) {
-  std::unordered_map<KilnNode*, size_t> position;
-  for (size_t i = 0; i < current.size(); ++i) position[current[i].raw()] = i;
-  std::vector<NodeInfo> nodes(current.size());
-  std::vector<ValueInfo> values;
-  std::unordered_map<KilnValue*, size_t> value_index;
-  auto index_of = [&](const sdk::Value& v) {
-    auto [it, fresh] = value_index.emplace(v.raw(), values.size());
-    if (fresh) {
-      ValueInfo info;
-      sdk::Node producer = v.Producer();
-      auto p = producer ? position.find(producer.raw()) : position.end();
-      info.frees = p != position.end() && !v.IsGraphOutput() && !v.IsConstant();
-      info.bytes = static_cast<int64_t>(bytes(v));
-      values.push_back(info);
+  // Node numbers, outputs and edges in 32 bits: no memory holds a graph with four billion of any.
+  if (current.size() >= UINT32_MAX) return current;
+  const size_t n = current.size();
+  sdk::NodeTable<uint32_t> position(current);  // a node's place in `current` plus one; 0 for any other node
+  for (size_t i = 0; i < n; ++i) position.Set(current[i], static_cast<uint32_t>(i + 1));
+
+  // Each node's outputs are numbered from first_output[i].
+  std::vector<uint32_t> first_output(n + 1, 0);
+  std::vector<OutputInfo> outputs;
+  std::vector<int64_t> out_bytes(n, 0);
+  for (size_t i = 0; i < n; ++i) {
+    for (const sdk::Value& out : current[i].Outputs()) {
+      OutputInfo info;
+      if (out) {
+        info.bytes = static_cast<int64_t>(bytes(out));
+        info.frees = !out.IsGraphOutput() && !out.IsConstant();
+        out_bytes[i] += info.bytes;
+      }
+      outputs.push_back(info);
     }
-    return it->second;
-  };
-  for (size_t i = 0; i < current.size(); ++i) {
-    for (const sdk::Value& out : current[i].Outputs())
-      if (out) nodes[i].out_bytes += static_cast<int64_t>(bytes(out));
-    std::vector<sdk::Value> reads;
-    CollectReads(current[i], reads);
-    for (const sdk::Value& v : reads) {
-      const size_t vi = index_of(v);
-      bool seen = false;
-      for (size_t x : nodes[i].inputs) seen = seen || x == vi;
-      if (seen) continue;
-      nodes[i].inputs.push_back(vi);
-      ++values[vi].readers;
-      sdk::Node producer = v.Producer();
-      auto p = producer ? position.find(producer.raw()) : position.end();
-      if (p == position.end() || p->second == i) continue;
-      nodes[p->second].dependents.push_back(i);
-      ++nodes[i].waiting;
-    }
+    if (outputs.size() >= UINT32_MAX) return current;
+    first_output[i + 1] = static_cast<uint32_t>(outputs.size());
   }
 
-  std::vector<size_t> ready;
-  for (size_t i = 0; i < nodes.size(); ++i)
-    if (nodes[i].waiting == 0) ready.push_back(i);
+  // What each node reads of the others' outputs (distinct), and the edges producer -> reader (one per distinct
+  // output read, so with repeats where a node reads several outputs of one producer).
+  Lists inputs;
+  inputs.start.reserve(n + 1);
+  std::vector<std::pair<uint32_t, uint32_t>> edges;  // (producer, reader), readers ascending
+  std::vector<uint32_t> waiting(n, 0);               // producers not run yet (with repeats)
+  std::vector<sdk::Value> reads;
+  for (size_t i = 0; i < n; ++i) {
+    reads.clear();
+    CollectReads(current[i], reads);
+    const size_t begin = inputs.items.size();
+    for (const sdk::Value& v : reads) {
+      size_t slot = 0;
+      const sdk::Node producer = v.Producer(&slot);
+      const uint32_t p = producer ? position.Get(producer) : 0;
+      if (p == 0) continue;
+      const uint32_t vi = first_output[p - 1] + static_cast<uint32_t>(slot);
+      bool seen = false;
+      for (size_t k = begin; k < inputs.items.size(); ++k) seen = seen || inputs.items[k] == vi;
+      if (seen) continue;
+      inputs.items.push_back(vi);
+      ++outputs[vi].readers;
+      if (p - 1 == i) continue;
+      edges.emplace_back(p - 1, static_cast<uint32_t>(i));
+      ++waiting[i];
+    }
+    if (inputs.items.size() >= UINT32_MAX) return current;
+    inputs.start.push_back(static_cast<uint32_t>(inputs.items.size()));
+  }
+  std::vector<sdk::Value>().swap(reads);
+
+  // The nodes reading each node's outputs, in the order they were met (a counting sort of the edges by producer).
+  Lists dependents;
+  dependents.start.assign(n + 1, 0);
+  for (const auto& [p, r] : edges) ++dependents.start[p + 1];
+  for (size_t i = 0; i < n; ++i) dependents.start[i + 1] += dependents.start[i];
+  dependents.items.resize(edges.size());
+  {
+    std::vector<uint32_t> next(dependents.start.begin(), dependents.start.end() - 1);
+    for (const auto& [p, r] : edges) dependents.items[next[p]++] = r;
+  }
+  std::vector<std::pair<uint32_t, uint32_t>>().swap(edges);
+
+  std::vector<uint32_t> ready;
+  for (size_t i = 0; i < n; ++i)
+    if (waiting[i] == 0) ready.push_back(static_cast<uint32_t>(i));
   std::vector<sdk::Node> order;
-  order.reserve(current.size());
-  std::vector<char> follows(current.size(), 0);  // reads an output of the node run last
+  order.reserve(n);
+  std::vector<char> follows(n, 0);  // reads an output of the node run last
   while (!ready.empty()) {
     size_t best = 0;
     int64_t best_delta = 0;
     bool best_follows = false;
     for (size_t r = 0; r < ready.size(); ++r) {
-      const NodeInfo& n = nodes[ready[r]];
-      int64_t delta = n.out_bytes;
-      for (size_t vi : n.inputs)
-        if (values[vi].frees && values[vi].readers == 1) delta -= values[vi].bytes;
+      int64_t delta = out_bytes[ready[r]];
+      for (uint32_t vi : inputs[ready[r]])
+        if (outputs[vi].frees && outputs[vi].readers == 1) delta -= outputs[vi].bytes;
       const bool f = depth_first && follows[ready[r]];
       const bool better = f != best_follows ? f
                           : delta != best_delta ? delta < best_delta
                                                 : ready[r] < ready[best];
       if (r == 0 || better) best = r, best_delta = delta, best_follows = f;
     }
-    const size_t chosen = ready[best];
-    for (size_t r : ready) follows[r] = 0;
-    for (size_t d : nodes[chosen].dependents) follows[d] = 1;
+    const uint32_t chosen = ready[best];
+    for (uint32_t r : ready) follows[r] = 0;
+    for (uint32_t d : dependents[chosen]) follows[d] = 1;
     ready[best] = ready.back();
     ready.pop_back();
     order.push_back(current[chosen]);
-    for (size_t vi : nodes[chosen].inputs) --values[vi].readers;
-    for (size_t d : nodes[chosen].dependents)
-      if (--nodes[d].waiting == 0) ready.push_back(d);
+    for (uint32_t vi : inputs[chosen]) --outputs[vi].readers;
+    for (uint32_t d : dependents[chosen])
+      if (--waiting[d] == 0) ready.push_back(d);
   }
-  if (order.size() != current.size()) return current;  // a cycle: keep what the host gave
+  if (order.size() != n) return current;  // a cycle: keep what the host gave
   return order;
 }
 

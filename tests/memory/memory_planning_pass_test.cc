@@ -287,5 +287,38 @@ TEST(MemoryPlanningPass, AnOrderThatIsAlreadyBestIsKept) {
   EXPECT_EQ(p.plan["order"], "original");
 }
 
+// The order's edges come from every output a node reads, inside its branches too, and each value read counts once
+// however often a node reads it: the If waits for the Concat its branches read, and Mul, reading both outputs of
+// the Split, waits for it once.
+TEST(MemoryPlanningPass, AMemoryAwareOrderKeepsEdgesFromBranchesAndSeveralOutputs) {
+  const char* kGiven = R"(g (float[16,64] x, bool c) => (float[1,1] y) {
+    p, q = Split<axis = 0>(x)
+    h = Mul(p, q)
+    a1 = Concat<axis = 0>(h, h, h, h, h, h, h, h)
+    b1 = Concat<axis = 0>(q, h, q, h, q, h, q, h)
+    a2 = ReduceSum(a1)
+    b2 = If(c) <then_branch = tb () => (float[1,1] tt) { tt = ReduceSum(b1) },
+                else_branch = eb () => (float[1,1] ee) { ee = ReduceMax(b1) }>
+    y = Add(a2, b2)
+  })";
+  auto m = ParseModel(M(kGiven));
+  ASSERT_TRUE(m);
+  Planned p = Plan(*m, /*reorder=*/true);
+  ASSERT_TRUE(CheckMemoryPlan(p.plan));
+  EXPECT_EQ(p.plan["order"], "memory_aware");
+  // Each 16 KiB concatenation is reduced before the next is made; b1 goes first, as it reads q for the last time.
+  EXPECT_EQ(PrintGraph(*m), Canonical(M(R"(g (float[16,64] x, bool c) => (float[1,1] y) {
+    p, q = Split<axis = 0>(x)
+    h = Mul(p, q)
+    b1 = Concat<axis = 0>(q, h, q, h, q, h, q, h)
+    b2 = If(c) <then_branch = tb () => (float[1,1] tt) { tt = ReduceSum(b1) },
+                else_branch = eb () => (float[1,1] ee) { ee = ReduceMax(b1) }>
+    a1 = Concat<axis = 0>(h, h, h, h, h, h, h, h)
+    a2 = ReduceSum(a1)
+    y = Add(a2, b2)
+  })")));
+  EXPECT_LT(p.plan["lower_bound_bytes"].get<uint64_t>(), p.plan["original_order_lower_bound_bytes"].get<uint64_t>());
+}
+
 }  // namespace
 }  // namespace kiln
