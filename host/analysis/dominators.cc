@@ -1,6 +1,5 @@
 #include "analysis/dominators.h"
 
-#include <bit>
 #include <unordered_set>
 #include <utility>
 
@@ -14,37 +13,36 @@ using namespace analysis_detail;
 
 namespace {
 
-// A tree being built parents first, with lowest common ancestors by binary lifting. Slots 0..n-1 are nodes, slot
-// n the root.
+// A tree being built parents first, with lowest common ancestors found through jump pointers (Myers' skew-binary
+// ancestors: each node keeps its parent and one farther ancestor whose depth its own depth alone decides), so a
+// query takes O(log n) steps with 12 bytes a node, where binary lifting took 4 bytes a node per bit of n (333k
+// nodes: 25 MB of AutoFusionPass's peak). Slots 0..n-1 are nodes, slot n the root.
 class TreeBuilder {
  public:
-  explicit TreeBuilder(int32_t n)
-      : n_(n), levels_(std::bit_width(static_cast<uint32_t>(n) + 1)), up_(static_cast<size_t>(levels_) * (n + 1), n),
-        depth_(n + 1, 0) {}
+  explicit TreeBuilder(int32_t n) : parent_(n + 1, n), jump_(n + 1, n), depth_(n + 1, 0) {}
 
   void SetParent(int32_t v, int32_t p) {
     depth_[v] = depth_[p] + 1;
-    Up(0, v) = p;
-    for (int k = 1; k < levels_; ++k) Up(k, v) = Up(k - 1, Up(k - 1, v));
+    parent_[v] = p;
+    const int32_t j = jump_[p];
+    jump_[v] = depth_[p] - depth_[j] == depth_[j] - depth_[jump_[j]] ? jump_[j] : p;
   }
 
   int32_t Lca(int32_t a, int32_t b) {
     if (depth_[a] < depth_[b]) std::swap(a, b);
-    for (int32_t diff = depth_[a] - depth_[b], k = 0; diff != 0; diff >>= 1, ++k)
-      if (diff & 1) a = Up(k, a);
-    if (a == b) return a;
-    for (int k = levels_ - 1; k >= 0; --k)
-      if (Up(k, a) != Up(k, b)) a = Up(k, a), b = Up(k, b);
-    return Up(0, a);
+    while (depth_[a] > depth_[b]) a = depth_[jump_[a]] >= depth_[b] ? jump_[a] : parent_[a];
+    // At equal depths the jumps land at equal depths: jump both while that stays below the common ancestor.
+    while (a != b) {
+      if (jump_[a] != jump_[b])
+        a = jump_[a], b = jump_[b];
+      else
+        a = parent_[a], b = parent_[b];
+    }
+    return a;
   }
 
  private:
-  int32_t& Up(int k, int32_t v) { return up_[static_cast<size_t>(k) * (n_ + 1) + v]; }
-
-  int32_t n_;
-  int levels_;
-  std::vector<int32_t> up_;  // up_[k][v]: v's 2^k-th ancestor (the root's is the root)
-  std::vector<int32_t> depth_;
+  std::vector<int32_t> parent_, jump_, depth_;  // the root is its own parent and jump, at depth 0
 };
 
 bool IsConstant(const Value& v) { return v.is_initializer() && !v.is_graph_input(); }

@@ -220,8 +220,9 @@ struct RandomDag {
 };
 
 // n nodes over two graph inputs and an initializer, wired in a random topological labelling unrelated to the
-// order of creation; some nodes' outputs are graph outputs.
-RandomDag MakeRandomDag(std::mt19937& rng, int n) {
+// order of creation; some nodes' outputs are graph outputs. With `reach`, a node reads only the `reach` nodes before
+// it (and graph inputs): long chains, deep trees.
+RandomDag MakeRandomDag(std::mt19937& rng, int n, int reach = 0) {
   RandomDag d;
   d.model = ParseModel(M(R"(g (float[2] x0, float[2] x1) => (float[2] o) <float[2] w = {1.0, 2.0}> {
     o = Identity(x0)
@@ -235,15 +236,16 @@ RandomDag MakeRandomDag(std::mt19937& rng, int n) {
   for (int k = 0; k < n; ++k) {
     Node* node = d.nodes[rank[k]];
     auto dice = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
-    int inputs = dice(0, 9) == 0 ? 0 : dice(1, 3);
+    int inputs = dice(0, reach > 0 ? 99 : 9) == 0 ? 0 : dice(1, 3);
     for (int s = 0; s < inputs; ++s) {
       // Mostly earlier nodes; now and then a graph input or the initializer.
-      Value* v = k == 0 || dice(0, 9) < 2 ? outer[dice(0, 2)] : d.nodes[rank[dice(0, k - 1)]]->output(0);
+      const int from = reach > 0 ? std::max(0, k - reach) : 0;
+      Value* v = k == 0 || dice(0, reach > 0 ? 99 : 9) < 2 ? outer[dice(0, 2)] : d.nodes[rank[dice(from, k - 1)]]->output(0);
       node->SetInput(node->num_inputs(), v);
     }
   }
   for (Node* node : d.nodes)
-    if (std::uniform_int_distribution<int>(0, 4)(rng) == 0) g.AppendOutput(node->output(0));
+    if (std::uniform_int_distribution<int>(0, reach > 0 ? 40 : 4)(rng) == 0) g.AppendOutput(node->output(0));
   d.nodes.push_back(N(g, "o"));
   return d;
 }
@@ -333,6 +335,34 @@ TEST(Dominators, RandomDagsMatchTheDefinition) {
   RecordProperty("with_ipdom", with_ipdom);
   EXPECT_GT(with_idom, 100);
   EXPECT_GT(with_ipdom, 50);
+}
+
+// Deep trees, where a common ancestor is found through long jumps: chains of a few hundred nodes, each reading
+// from the few before it.
+TEST(Dominators, DeepRandomDagsMatchTheDefinition) {
+  std::mt19937 rng(20261207);
+  int deepest = 0;  // the generator must make deep trees
+  for (int round = 0; round < 6; ++round) {
+    RandomDag d = MakeRandomDag(rng, 150 + 20 * round, /*reach=*/2 + round % 3);
+    ASSERT_TRUE(d.model);
+    Closure c(d);
+    for (int b = 0; b < c.size(); ++b) {
+      const int idom = c.Immediate(b, false), ipdom = c.Immediate(b, true);
+      ASSERT_EQ(ImmediateDominator(*d.nodes[b]), idom < 0 ? nullptr : d.nodes[idom]) << "round " << round << " node " << b;
+      ASSERT_EQ(ImmediatePostDominator(*d.nodes[b]), ipdom < 0 ? nullptr : d.nodes[ipdom])
+          << "round " << round << " node " << b;
+      int depth = 0;
+      for (const Node* n = d.nodes[b]; (n = ImmediateDominator(*n)) != nullptr;) ++depth;
+      deepest = std::max(deepest, depth);
+      for (int a = 0; a < c.size(); ++a) {
+        ASSERT_EQ(Dominates(*d.nodes[a], *d.nodes[b]), c.Dom(a, b)) << "round " << round << ": " << a << " dom " << b;
+        ASSERT_EQ(PostDominates(*d.nodes[a], *d.nodes[b]), c.PostDom(a, b))
+            << "round " << round << ": " << a << " postdom " << b;
+      }
+    }
+  }
+  RecordProperty("deepest", deepest);
+  EXPECT_GT(deepest, 20);
 }
 
 }  // namespace
