@@ -64,7 +64,7 @@ Graph::~Graph() = default;
 Value* Graph::NewValue(std::string name) {
   auto owned = std::make_unique<Value>();
   Value* v = owned.get();
-  v->name_ = std::move(name);
+  v->name_ = Name(name, model_->name_arena());
   v->SetGraph(this);
   values_.Append(std::move(owned));
   if (!v->name_.empty()) {
@@ -97,7 +97,7 @@ Node* Graph::AddNodeWithOutputs(std::string op_type, std::string domain, std::st
   n->id_ = static_cast<uint32_t>(model_->NextNodeId());
   n->order_ = model_->insertion_order;
   n->op_ = Node::OpKeyOf(std::move(op_type), std::move(domain));
-  n->name_ = std::move(name);
+  n->name_ = Name(name, model_->name_arena());
   n->graph_ = this;
   nodes_.Append(std::move(owned));
   model_->NoteNewNode(n);
@@ -282,7 +282,7 @@ void Graph::RenameValue(Value* v, std::string name) {
     by_name_.Erase(v);
     names().Forget(old);
   }
-  v->name_ = std::move(name);
+  v->name_ = Name(name, model_->name_arena());
   if (!v->name_.empty()) {
     by_name_.Insert(v);
     names().Note(v->name_);

@@ -17,6 +17,7 @@
 #include "ir/function.h"
 #include "ir/graph.h"
 #include "ir/journal.h"
+#include "ir/name_arena.h"
 #include "ir/name_set.h"
 #include "ir/opset_import.h"
 #include "ir/type_table.h"
@@ -99,6 +100,8 @@ class Model {
   int64_t insertion_order = 0;  // order hint given to new nodes (the driver sets it to the node being visited)
   // The main graph tree's names (see name_set.h); Graph::names() finds the right set for any graph.
   NameSet& names() { return names_; }
+  // Where the model's value and node names keep their text (name_arena.h): valid for the model's life.
+  NameArena& name_arena() { return name_arena_; }
   // Whether any value of the main graph tree has this name; a fresh such name.
   bool IsNameUsed(std::string_view n) { return names_.Contains(n); }
   std::string FreshName(std::string_view hint) { return names_.Fresh(hint); }
@@ -120,6 +123,7 @@ class Model {
   static std::string FunctionKey(std::string_view domain, std::string_view name);
 
   TypeTable types_;  // first: destroyed after the graphs whose values point into it
+  NameArena name_arena_;  // likewise, for the names of its values and nodes
   std::unique_ptr<Graph> graph_;
   Journal journal_;
   uint64_t next_node_id_ = 1;

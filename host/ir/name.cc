@@ -4,6 +4,8 @@
 #include <ostream>
 #include <stdexcept>
 
+#include "ir/name_arena.h"
+
 namespace kiln {
 
 Name::Name(std::string_view s) { Assign(s); }
@@ -23,6 +25,22 @@ Name& Name::operator=(std::string_view s) {
   return *this = std::move(copy);
 }
 
+Name::Name(std::string_view s, NameArena& arena) {
+  if (s.size() <= kInPlace) {
+    Assign(s);
+    return;
+  }
+  if (s.size() > std::numeric_limits<uint32_t>::max()) throw std::length_error("kiln::Name: a name of 4 GiB or more");
+  SetOutOfPlace(arena.Copy(s), s, kArena);
+}
+
+void Name::SetOutOfPlace(const char* p, std::string_view s, char where) {
+  const auto n = static_cast<uint32_t>(s.size());
+  std::memcpy(raw_, &p, sizeof p);
+  std::memcpy(raw_ + sizeof p, &n, sizeof n);
+  raw_[kInPlace] = where;
+}
+
 void Name::Assign(std::string_view s) {
   if (s.size() <= kInPlace) {
     if (!s.empty()) std::memcpy(raw_, s.data(), s.size());
@@ -33,10 +51,7 @@ void Name::Assign(std::string_view s) {
   char* p = new char[s.size() + 1];
   std::memcpy(p, s.data(), s.size());
   p[s.size()] = '\0';
-  const auto n = static_cast<uint32_t>(s.size());
-  std::memcpy(raw_, &p, sizeof p);
-  std::memcpy(raw_ + sizeof p, &n, sizeof n);
-  raw_[kInPlace] = kHeap;
+  SetOutOfPlace(p, s, kHeap);
 }
 
 std::string Name::Concat(std::string_view a, std::string_view b) {

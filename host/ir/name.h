@@ -1,5 +1,5 @@
 // A value's or a node's name in 16 bytes: up to 15 characters in place, a longer name in a heap block of its length
-// plus one (NUL-terminated either way, for the C ABI's names). std::string took 32 bytes in place, and its heap block
+// plus one, or in its model's NameArena (NUL-terminated either way, for the C ABI's names). std::string took 32 bytes in place, and its heap block
 // for 16 characters or more alike. Those 16 bytes take a Value from 128 to 112 bytes and, with its attributes out of
 // line, a Node from 160 to 128: each one allocator size class down (the 1M-node chain holds 1.67M values and 1M
 // nodes). A Name converts to std::string_view and std::string, and compares and concatenates like a string.
@@ -16,10 +16,15 @@
 
 namespace kiln {
 
+class NameArena;
+
 class Name {
  public:
   Name() noexcept { SetInPlaceSize(0); }
   explicit Name(std::string_view s);
+  // A name whose text, when longer than fits in place, is copied into `arena` (name_arena.h) instead of a heap block
+  // of its own: the name, and any name moved from it, must not outlive the arena. A copy of it is a heap name.
+  Name(std::string_view s, NameArena& arena);
   Name(const Name& o) : Name(o.view()) {}
   Name(Name&& o) noexcept {
     std::memcpy(raw_, o.raw_, sizeof raw_);
@@ -35,9 +40,9 @@ class Name {
   operator std::string() const { return std::string(view()); }  // NOLINT
   std::string str() const { return std::string(view()); }
 
-  const char* data() const { return on_heap() ? HeapData() : raw_; }
+  const char* data() const { return in_place() ? raw_ : OutOfPlaceData(); }
   const char* c_str() const { return data(); }
-  size_t size() const { return on_heap() ? HeapSize() : kInPlace - static_cast<unsigned char>(raw_[kInPlace]); }
+  size_t size() const { return in_place() ? kInPlace - static_cast<unsigned char>(raw_[kInPlace]) : OutOfPlaceSize(); }
   size_t length() const { return size(); }
   bool empty() const { return size() == 0; }
   const char* begin() const { return data(); }
@@ -75,17 +80,18 @@ class Name {
   friend std::ostream& operator<<(std::ostream& os, const Name& n);
 
  private:
-  // raw_[kInPlace] is kInPlace - size for a name kept in place (so 0, the terminating NUL, at 15 characters), and
-  // kHeap for one on the heap, whose pointer and 32-bit size sit at the start of raw_.
+  // raw_[kInPlace] is kInPlace - size for a name kept in place (so 0, the terminating NUL, at 15 characters), kHeap
+  // for one on the heap and kArena for one in an arena, whose pointer and 32-bit size sit at the start of raw_.
   static constexpr size_t kInPlace = 15;
   static constexpr char kHeap = static_cast<char>(0x80);
-  bool on_heap() const { return raw_[kInPlace] == kHeap; }
-  const char* HeapData() const {
+  static constexpr char kArena = static_cast<char>(0x81);
+  bool in_place() const { return raw_[kInPlace] != kHeap && raw_[kInPlace] != kArena; }
+  const char* OutOfPlaceData() const {
     const char* p;
     std::memcpy(&p, raw_, sizeof p);
     return p;
   }
-  size_t HeapSize() const {
+  size_t OutOfPlaceSize() const {
     uint32_t n;
     std::memcpy(&n, raw_ + sizeof(char*), sizeof n);
     return n;
@@ -94,9 +100,11 @@ class Name {
     raw_[n] = '\0';
     raw_[kInPlace] = static_cast<char>(kInPlace - n);
   }
+  // Points at `p`, the NUL-terminated text of s, held as `where` (kHeap or kArena).
+  void SetOutOfPlace(const char* p, std::string_view s, char where);
   void Assign(std::string_view s);  // on a Name holding nothing of the heap
   void Free() {
-    if (on_heap()) delete[] HeapData();
+    if (raw_[kInPlace] == kHeap) delete[] OutOfPlaceData();
   }
   static std::string Concat(std::string_view a, std::string_view b);
 

@@ -64,7 +64,7 @@ void Node::MarkShapeDirty() {
 void Node::SetName(std::string name) {
   Journal& j = JournalOf(this);
   if (j.active()) j.Record([this, old = name_] { name_ = old; });
-  name_ = std::move(name);
+  name_ = Name(name, graph_->model()->name_arena());
 }
 
 void Node::SetOpType(std::string op_type, std::string domain) {
