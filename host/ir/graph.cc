@@ -217,7 +217,7 @@ void Graph::RemoveValue(Value* v) {
   if (v->deleted_) return;
   if (!v->uses_.empty() || v->is_graph_output() || v->is_graph_input())
     throw InternalError("cannot remove value '" + v->name() + "': it is still used or declared");
-  if (v->initializer_) {
+  if (v->initializer()) {
     ++removed_initializers_;  // the entry stays until the list is next read
     Journal& j = model_->journal();
     if (j.active()) j.Record([this] { --removed_initializers_; });
@@ -404,18 +404,18 @@ Value* Graph::AddInitializerNamed(std::string name, Tensor t) {
 
 void Graph::SetInitializer(Value* v, std::shared_ptr<const Tensor> t) {
   Journal& j = model_->journal();
-  if (j.active()) j.Record([v, old = v->initializer_, old_type = v->type_] {
-      v->initializer_ = old;
+  if (j.active()) j.Record([v, old = v->initializer(), old_type = v->type_] {
+      v->SetInitializer(old);
       v->type_ = old_type;
     });
-  if (!v->initializer_) {
+  if (!v->initializer()) {
     initializers_.push_back(v);
     if (j.active()) j.Record([this] { initializers_.pop_back(); });
   }
   Shape shape;
   for (int64_t d : t->dims()) shape.dims.push_back(Dim::Known(d));
   v->type_ = model_->types().Intern(Type::Tensor(t->type(), std::move(shape)));
-  v->initializer_ = std::move(t);
+  v->SetInitializer(std::move(t));
   v->MarkReadersShapeDirty();
 }
 

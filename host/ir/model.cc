@@ -70,7 +70,7 @@ void Model::CollectGarbage(bool within_pass) {
   std::unordered_set<Graph*> listed, initialized;
   for (const auto& v : dead_values_) {
     if (v->in_value_info_) listed.insert(v->graph());
-    if (v->initializer_) initialized.insert(v->graph());
+    if (v->initializer()) initialized.insert(v->graph());
   }
   for (Graph* g : listed) std::erase_if(g->value_infos_, [](const Value* v) { return v->is_deleted(); });
   for (Graph* g : initialized) g->DropRemovedInitializers();

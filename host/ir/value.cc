@@ -43,18 +43,52 @@ void Value::DropUse(Node* n, size_t slot) {
   if (it != uses_.end()) uses_.erase(it);
 }
 
+Value::~Value() {
+  if (auto* box = InitializerBox())
+    delete box;
+  else
+    delete ExtrasIfAny();
+}
+
 const Value::Extras& Value::ExtrasOrNone() const {
   static const Extras none;
-  return extras_ ? *extras_ : none;
+  const Extras* e = ExtrasIfAny();
+  return e ? *e : none;
+}
+
+Value::Extras& Value::extras() {
+  if (Extras* e = ExtrasIfAny()) return *e;
+  auto e = std::make_unique<Extras>();
+  if (auto* box = InitializerBox()) {
+    e->initializer = std::move(*box);
+    delete box;
+  }
+  more_ = reinterpret_cast<uintptr_t>(e.release());
+  return *ExtrasIfAny();
+}
+
+void Value::SetInitializer(std::shared_ptr<const Tensor> t) {
+  if (Extras* e = ExtrasIfAny()) {
+    e->initializer = std::move(t);
+  } else if (auto* box = InitializerBox()) {
+    if (t) {
+      *box = std::move(t);
+    } else {
+      delete box;
+      more_ = 0;
+    }
+  } else if (t) {
+    more_ = reinterpret_cast<uintptr_t>(new std::shared_ptr<const Tensor>(std::move(t))) | 1;
+  }
 }
 
 void Value::SetShapeData(std::shared_ptr<const ShapeData> d, bool changed) {
-  if (d || extras_) extras().shape_data = std::move(d);
+  if (d || ExtrasIfAny()) extras().shape_data = std::move(d);
   if (changed) MarkReadersShapeDirty();
 }
 
 void Value::SetAnnotation(const std::string& key, const std::optional<std::string>& value) {
-  if (value || extras_) extras().rare.SetAnnotation(graph()->model()->journal(), key, value);
+  if (value || ExtrasIfAny()) extras().rare.SetAnnotation(graph()->model()->journal(), key, value);
 }
 
 }  // namespace kiln

@@ -25,6 +25,11 @@ struct ShapeData;  // host/shape/shape_values.h
 
 class Value {
  public:
+  Value() = default;
+  Value(const Value&) = delete;
+  Value& operator=(const Value&) = delete;
+  ~Value();
+
   const Name& name() const { return name_; }
   // Kept once in the model's TypeTable: the reference stays valid (and unchanged) after SetType.
   const Type& type() const { return *type_; }
@@ -41,11 +46,24 @@ class Value {
   Graph* graph() const;
 
   // Initializer data, shared; null unless the value is an initializer.
-  const std::shared_ptr<const Tensor>& initializer() const { return initializer_; }
+  const std::shared_ptr<const Tensor>& initializer() const {
+    if (const auto* box = InitializerBox()) return *box;
+    return ExtrasOrNone().initializer;
+  }
   const std::shared_ptr<const SparseTensor>& sparse_initializer() const { return ExtrasOrNone().sparse_initializer; }
-  bool is_initializer() const { return initializer_ != nullptr || (extras_ && extras_->sparse_initializer); }
-  bool is_graph_input() const { return extras_ && extras_->graph_input_refs > 0; }
-  bool is_graph_output() const { return extras_ && extras_->graph_output_refs > 0; }
+  bool is_initializer() const {
+    if (InitializerBox() != nullptr) return true;
+    const Extras* e = ExtrasIfAny();
+    return e && (e->initializer || e->sparse_initializer);
+  }
+  bool is_graph_input() const {
+    const Extras* e = ExtrasIfAny();
+    return e && e->graph_input_refs > 0;
+  }
+  bool is_graph_output() const {
+    const Extras* e = ExtrasIfAny();
+    return e && e->graph_output_refs > 0;
+  }
   bool is_deleted() const { return deleted_; }
 
   // String annotations (the ABI's value_set_annotation), written to the model's metadata on export.
@@ -62,7 +80,7 @@ class Value {
   bool in_value_info() const { return in_value_info_; }
   const std::string& doc_string() const { return ExtrasOrNone().rare.doc_string(); }
   void set_doc_string(std::string d) {
-    if (!d.empty() || extras_) extras().rare.set_doc_string(std::move(d));
+    if (!d.empty() || ExtrasIfAny()) extras().rare.set_doc_string(std::move(d));
   }
 
  private:
@@ -73,19 +91,24 @@ class Value {
 
   // What few values have, out of line (a 100k-node graph has 230k values): a sparse initializer's data, what shape
   // inference knows of a shape tensor's contents, annotations, a doc string, and how many times the value is listed
-  // among its graph's inputs and outputs (Graph refuses a 65,536th). One pointer for all of them, a 16-byte Name
-  // and a 16-byte UseList keep a value at 80 bytes, an allocator size class of its own (88 would take 96).
+  // among its graph's inputs and outputs (Graph refuses a 65,536th); and the initializer's tensor of a value that
+  // has any of those. One word for all of them (`more_`), a 16-byte Name and a 16-byte UseList keep a value at 64
+  // bytes, an allocator size class of its own (72 would take 80).
   struct Extras {
+    std::shared_ptr<const Tensor> initializer;
     std::shared_ptr<const SparseTensor> sparse_initializer;
     std::shared_ptr<const ShapeData> shape_data;
     RareFields rare;
     uint16_t graph_input_refs = 0, graph_output_refs = 0;
   };
   const Extras& ExtrasOrNone() const;
-  Extras& extras() {
-    if (!extras_) extras_ = std::make_unique<Extras>();
-    return *extras_;
+  Extras* ExtrasIfAny() const { return (more_ & 1) ? nullptr : reinterpret_cast<Extras*>(more_); }
+  std::shared_ptr<const Tensor>* InitializerBox() const {
+    return (more_ & 1) ? reinterpret_cast<std::shared_ptr<const Tensor>*>(more_ & ~uintptr_t{1}) : nullptr;
   }
+  Extras& extras();
+  // The initializer's tensor, or none (null). Not journaled: Graph's callers record their own undo steps.
+  void SetInitializer(std::shared_ptr<const Tensor> t);
 
   // Input `slot` of `n` reads this value, or no longer does (the first such use goes). Not journaled: the callers
   // (Node::SetInput, Graph's node addition and removal) record their own undo steps.
@@ -103,8 +126,11 @@ class Value {
   // one word holds both, and a value fits in 80 bytes (an allocator size class: 1.67M values in the 1M-node chain).
   uintptr_t producer_or_graph_ = 1;
   UseList uses_;
-  std::shared_ptr<const Tensor> initializer_;
-  std::unique_ptr<Extras> extras_;
+  // The initializer's tensor and the extras in one word: 0 for neither; an Extras* (holding the tensor too, when
+  // there is one); or, tagged 1, a heap-held shared_ptr to the tensor of an initializer with no extras (most
+  // weights: 16 bytes of their own, where a shared_ptr in every value took 16 of each of the 1M-node chain's 1.67M
+  // values, and the value 80 bytes).
+  uintptr_t more_ = 0;
   // The producer's output slot, and two flags, in one word: a node has fewer than 2^30 outputs (each takes a name
   // of the model's protobuf, which is under 2 GB).
   uint32_t producer_output_ : 30 = 0;
