@@ -4,6 +4,7 @@
 #include <kiln/kiln_node_table.hpp>
 
 #include <algorithm>
+#include <cstdint>
 #include <optional>
 #include <stdexcept>
 #include <string_view>
@@ -65,26 +66,6 @@ uint64_t SizeOf(const sdk::Value& v, std::string* why) {
   return count * elem_bytes;
 }
 
-// Numbers by handle, filled once and then only read: a sorted array, 16 bytes an entry, where a hash map took a
-// 32-byte node and an 8-byte bucket each (the 1M-node chain fused: 333k values, 13 MB of the compile's peak). A
-// handle is added at most once. (Nodes have ids: their steps are in an sdk::NodeTable.)
-template <typename Handle, typename Number>
-class SortedIndex {
- public:
-  void Reserve(size_t n) { entries_.reserve(n); }
-  void Add(Handle h, Number n) { entries_.emplace_back(h, n); }
-  // Makes the entries added so far searchable; call before Find.
-  void Seal() { std::sort(entries_.begin(), entries_.end()); }
-  const Number* Find(Handle h) const {
-    auto it = std::lower_bound(entries_.begin(), entries_.end(), h,
-                               [](const std::pair<Handle, Number>& e, Handle k) { return e.first < k; });
-    return it != entries_.end() && it->first == h ? &it->second : nullptr;
-  }
-
- private:
-  std::vector<std::pair<Handle, Number>> entries_;
-};
-
 class LivenessBuilder {
  public:
   LivenessBuilder(sdk::Graph main, bool in_place) : main_(main), in_place_(in_place) {}
@@ -92,16 +73,22 @@ class LivenessBuilder {
   Liveness Build(const std::vector<sdk::Node>& order) {
     out_.schedule.reserve(order.size());
     Walk(order);
-    steps_ = sdk::NodeTable<int64_t>(out_.schedule);
+    // Steps and value numbers in 32 bits: no memory holds a graph with four billion of either.
+    if (out_.schedule.size() >= UINT32_MAX) throw std::length_error("liveness: four billion steps or more");
+    steps_ = sdk::NodeTable<uint32_t>(out_.schedule);
     size_t outputs = 0;
     for (size_t i = 0; i < out_.schedule.size(); ++i) {
-      steps_.Set(out_.schedule[i], static_cast<int64_t>(i) + 1);
+      steps_.Set(out_.schedule[i], static_cast<uint32_t>(i) + 1);
       outputs += out_.schedule[i].OutputCount();
     }
+    if (outputs >= UINT32_MAX) throw std::length_error("liveness: four billion values or more");
     out_.values.reserve(outputs);
-    index_.Reserve(outputs);
-    for (size_t i = 0; i < out_.schedule.size(); ++i) AddOutputs(out_.schedule[i], static_cast<int64_t>(i));
-    index_.Seal();
+    first_value_.reserve(out_.schedule.size() + 1);
+    for (size_t i = 0; i < out_.schedule.size(); ++i) {
+      first_value_.push_back(static_cast<uint32_t>(out_.values.size()));
+      AddOutputs(out_.schedule[i], static_cast<int64_t>(i));
+    }
+    first_value_.push_back(static_cast<uint32_t>(out_.values.size()));
     for (LiveValue& lv : out_.values) SetLastUse(lv);
     AssignBuffers();
     return std::move(out_);
@@ -118,8 +105,19 @@ class LivenessBuilder {
 
   // The step of a node of the schedule; nullopt for any other, and for none.
   std::optional<int64_t> StepOf(const sdk::Node& n) const {
-    const int64_t s = n ? steps_.Get(n) : 0;  // the step plus one; 0 for a node outside the schedule
+    const uint32_t s = n ? steps_.Get(n) : 0;  // the step plus one; 0 for a node outside the schedule
     return s > 0 ? std::optional<int64_t>(s - 1) : std::nullopt;
+  }
+
+  // The intermediate `v` is, found among its producer's (a value is numbered at its producer's step, so no index
+  // by handle is kept: a sorted one took 16 bytes a value); null for any other value.
+  LiveValue* Find(const sdk::Value& v) {
+    const std::optional<int64_t> step = v ? StepOf(v.Producer()) : std::nullopt;
+    if (!step) return nullptr;
+    const auto s = static_cast<size_t>(*step);
+    for (uint32_t i = first_value_[s]; i < first_value_[s + 1]; ++i)
+      if (out_.values[i].value == v) return &out_.values[i];
+    return nullptr;
   }
 
   void AddOutputs(const sdk::Node& n, int64_t step) {
@@ -132,7 +130,6 @@ class LivenessBuilder {
       std::string why;
       lv.bytes = SizeOf(v, &why);
       if (!why.empty()) lv.unplanned = ReasonIndex(std::move(why));
-      index_.Add(v.raw(), out_.values.size());
       out_.values.push_back(std::move(lv));
     }
   }
@@ -162,10 +159,8 @@ class LivenessBuilder {
   }
 
   LiveValue* Planned(const sdk::Value& v) {
-    const size_t* at = v ? index_.Find(v.raw()) : nullptr;
-    if (!at) return nullptr;
-    LiveValue* lv = &out_.values[*at];
-    return lv->planned() && lv->buffer >= 0 ? lv : nullptr;
+    LiveValue* lv = Find(v);
+    return lv && lv->planned() && lv->buffer >= 0 ? lv : nullptr;
   }
 
   // The reason's index in out_.reasons, added when new: values share a few reasons.
@@ -209,9 +204,9 @@ class LivenessBuilder {
   void AssignBuffers() {
     for (const sdk::Node& n : out_.schedule) {
       for (size_t o = 0; o < n.OutputCount(); ++o) {
-        const size_t* at = n.Output(o) ? index_.Find(n.Output(o).raw()) : nullptr;
-        if (!at) continue;
-        LiveValue& lv = out_.values[*at];
+        LiveValue* found = Find(n.Output(o));
+        if (!found) continue;
+        LiveValue& lv = *found;
         if (!lv.planned()) continue;
         out_.intermediate_bytes += lv.bytes;
         if (Reuse(lv, n, o)) continue;
@@ -225,8 +220,8 @@ class LivenessBuilder {
   sdk::Graph main_;
   bool in_place_;
   Liveness out_;
-  sdk::NodeTable<int64_t> steps_;  // each scheduled node's step plus one
-  SortedIndex<KilnValue*, size_t> index_;
+  sdk::NodeTable<uint32_t> steps_;   // each scheduled node's step plus one
+  std::vector<uint32_t> first_value_;  // the first of out_.values made at each step, and their count last
   std::unordered_set<KilnValue*> pinned_;  // the main graph's outputs
   std::unordered_set<int> pinned_buffers_;
   std::unordered_map<std::string, int32_t> reason_index_;
