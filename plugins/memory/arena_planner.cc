@@ -12,24 +12,21 @@ namespace {
 
 template <class SizeOf>
 uint64_t HeaviestStep(const std::vector<Interval>& buffers, SizeOf size_of) {
-  // +size at `first`, -size after `last`; at one step the additions come before the removals of the next.
-  std::vector<std::pair<int64_t, int64_t>> events;  // (step * 2 + kind, index): kind 0 = end, 1 = start
-  events.reserve(buffers.size() * 2);
-  for (size_t i = 0; i < buffers.size(); ++i) {
-    events.emplace_back(buffers[i].first * 2 + 1, static_cast<int64_t>(i));
-    events.emplace_back((buffers[i].last + 1) * 2, static_cast<int64_t>(i));
+  if (buffers.empty()) return 0;
+  int64_t lo = buffers[0].first, hi = buffers[0].last;
+  for (const Interval& b : buffers) lo = std::min(lo, b.first), hi = std::max(hi, b.last);
+  // The bytes that start at each step less those that ended at the step before, summed step by step: a buffer
+  // counts from `first` to `last` inclusive, and one that starts right after another ends does not meet it. One
+  // number a step, where sorting an event per start and per end took 32 bytes a buffer (the 1M-node chain's 333k
+  // buffers at O2: 11 MB, this pass's peak). Unsigned: every partial sum is the bytes live at a step.
+  std::vector<uint64_t> delta(static_cast<size_t>(hi - lo) + 2, 0);
+  for (const Interval& b : buffers) {
+    const uint64_t bytes = size_of(b);
+    delta[static_cast<size_t>(b.first - lo)] += bytes;
+    delta[static_cast<size_t>(b.last - lo) + 1] -= bytes;
   }
-  std::sort(events.begin(), events.end());
   uint64_t live = 0, peak = 0;
-  for (const auto& [key, i] : events) {
-    const uint64_t bytes = size_of(buffers[static_cast<size_t>(i)]);
-    if (key % 2 == 1) {
-      live += bytes;
-      peak = std::max(peak, live);
-    } else {
-      live -= bytes;
-    }
-  }
+  for (uint64_t d : delta) peak = std::max(peak, live += d);
   return peak;
 }
 

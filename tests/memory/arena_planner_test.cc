@@ -1,6 +1,7 @@
 // The arena planners and the lower bound (plugins/memory/arena_planner.h) on hand-made live ranges.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 
 #include "arena_planner.h"
@@ -36,6 +37,29 @@ TEST(ArenaPlanner, LowerBoundIsTheHeaviestStepOfAlignedSizes) {
   EXPECT_EQ(LowerBound(b), 128u + 64 + 1024);  // step 2
   EXPECT_EQ(PeakLiveBytes(b), 100u + 64 + 1000);
   EXPECT_EQ(LowerBound({}), 0u);
+}
+
+// Both bounds against the sum at each step, on random ranges (steps below zero among them).
+TEST(ArenaPlanner, TheBoundsAreTheLargestSumAtOneStep) {
+  std::mt19937_64 rng(20261207);
+  for (int round = 0; round < 200; ++round) {
+    std::vector<Interval> b;
+    const int n = 1 + static_cast<int>(rng() % 30);
+    for (int i = 0; i < n; ++i) {
+      const int64_t first = static_cast<int64_t>(rng() % 50) - 10;
+      b.push_back({rng() % 100000, first, first + static_cast<int64_t>(rng() % 12)});
+    }
+    uint64_t aligned = 0, raw = 0;
+    for (int64_t s = -10; s < 52; ++s) {
+      uint64_t a = 0, r = 0;
+      for (const Interval& x : b)
+        if (x.first <= s && s <= x.last) a += AlignUp(x.size), r += x.size;
+      aligned = std::max(aligned, a);
+      raw = std::max(raw, r);
+    }
+    ASSERT_EQ(LowerBound(b), aligned) << "round " << round;
+    ASSERT_EQ(PeakLiveBytes(b), raw) << "round " << round;
+  }
 }
 
 TEST(ArenaPlanner, RangesThatTouchAtAStepAreBothLiveThere) {
