@@ -27,6 +27,19 @@ namespace {
   return ::testing::AssertionSuccess();
 }
 
+// 1 to `most` intervals: each first step in [lo, lo + steps), lasting up to `length` - 1 steps more, of up to
+// `bytes` - 1 bytes.
+std::vector<Interval> RandomIntervals(std::mt19937& rng, int most, int64_t lo, int64_t steps, int64_t length,
+                                      uint64_t bytes) {
+  std::vector<Interval> b;
+  const int n = 1 + static_cast<int>(rng() % most);
+  for (int i = 0; i < n; ++i) {
+    const int64_t first = lo + static_cast<int64_t>(rng() % steps);
+    b.push_back({rng() % bytes, first, first + static_cast<int64_t>(rng() % length)});
+  }
+  return b;
+}
+
 TEST(ArenaPlanner, LowerBoundIsTheHeaviestStepOfAlignedSizes) {
   // step:      0    1    2    3
   // a 100     [----------]            aligned 128
@@ -41,14 +54,9 @@ TEST(ArenaPlanner, LowerBoundIsTheHeaviestStepOfAlignedSizes) {
 
 // Both bounds against the sum at each step, on random ranges (steps below zero among them).
 TEST(ArenaPlanner, TheBoundsAreTheLargestSumAtOneStep) {
-  std::mt19937_64 rng(20261207);
+  std::mt19937 rng(20261207);
   for (int round = 0; round < 200; ++round) {
-    std::vector<Interval> b;
-    const int n = 1 + static_cast<int>(rng() % 30);
-    for (int i = 0; i < n; ++i) {
-      const int64_t first = static_cast<int64_t>(rng() % 50) - 10;
-      b.push_back({rng() % 100000, first, first + static_cast<int64_t>(rng() % 12)});
-    }
+    const std::vector<Interval> b = RandomIntervals(rng, 30, -10, 40, 12, 100000);
     uint64_t aligned = 0, raw = 0;
     for (int64_t s = -10; s < 52; ++s) {
       uint64_t a = 0, r = 0;
@@ -114,12 +122,7 @@ TEST(ArenaPlanner, GreedyByBreadthPacksTheHeaviestStepFirst) {
 TEST(ArenaPlanner, PlanArenaKeepsTheSmallestOfAll) {
   std::mt19937 rng(7);
   for (int round = 0; round < 200; ++round) {
-    std::vector<Interval> b;
-    const int n = 1 + static_cast<int>(rng() % 60);
-    for (int i = 0; i < n; ++i) {
-      const int64_t first = static_cast<int64_t>(rng() % 40);
-      b.push_back({static_cast<uint64_t>(rng() % 5000), first, first + static_cast<int64_t>(rng() % 8)});
-    }
+    const std::vector<Interval> b = RandomIntervals(rng, 60, 0, 40, 8, 5000);
     std::vector<PlannerResult> tried;
     ArenaPlan p = PlanArena(b, &tried);
     ASSERT_EQ(tried.size(), 3u);
