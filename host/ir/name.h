@@ -1,8 +1,9 @@
 // A value's or a node's name in 16 bytes: up to 15 characters in place, a longer name in a heap block of its length
-// plus one, or in its model's NameArena (NUL-terminated either way, for the C ABI's names). std::string took 32 bytes in place, and its heap block
-// for 16 characters or more alike. Those 16 bytes take a Value from 128 to 112 bytes and, with its attributes out of
-// line, a Node from 160 to 128: each one allocator size class down (the 1M-node chain holds 1.67M values and 1M
-// nodes). A Name converts to std::string_view and std::string, and compares and concatenates like a string.
+// plus one or in its model's NameArena (NUL-terminated either way, for the C ABI's names). std::string took 32
+// bytes in place, and its heap block for 16 characters or more alike. Those 16 bytes take a Value from 128 to 112
+// bytes and, with its attributes out of line, a Node from 160 to 128: each one allocator size class down (the
+// 1M-node chain holds 1.67M values and 1M nodes). A Name converts to std::string_view and std::string, and compares
+// and concatenates like a string.
 #pragma once
 
 #include <compare>

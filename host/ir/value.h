@@ -123,7 +123,7 @@ class Value {
   Name name_;
   const Type* type_ = TypeTable::None();  // in the model's TypeTable
   // The producer (a Node*), or the value's graph tagged 1 when it has none: a value's graph is its producer's, so
-  // one word holds both, and a value fits in 80 bytes (an allocator size class: 1.67M values in the 1M-node chain).
+  // one word holds both, and a value fits in 64 bytes (an allocator size class: 1.67M values in the 1M-node chain).
   uintptr_t producer_or_graph_ = 1;
   UseList uses_;
   // The initializer's tensor and the extras in one word: 0 for neither; an Extras* (holding the tensor too, when

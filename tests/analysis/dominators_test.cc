@@ -240,7 +240,8 @@ RandomDag MakeRandomDag(std::mt19937& rng, int n, int reach = 0) {
     for (int s = 0; s < inputs; ++s) {
       // Mostly earlier nodes; now and then a graph input or the initializer.
       const int from = reach > 0 ? std::max(0, k - reach) : 0;
-      Value* v = k == 0 || dice(0, reach > 0 ? 99 : 9) < 2 ? outer[dice(0, 2)] : d.nodes[rank[dice(from, k - 1)]]->output(0);
+      const bool from_outside = k == 0 || dice(0, reach > 0 ? 99 : 9) < 2;
+      Value* v = from_outside ? outer[dice(0, 2)] : d.nodes[rank[dice(from, k - 1)]]->output(0);
       node->SetInput(node->num_inputs(), v);
     }
   }
@@ -348,7 +349,8 @@ TEST(Dominators, DeepRandomDagsMatchTheDefinition) {
     Closure c(d);
     for (int b = 0; b < c.size(); ++b) {
       const int idom = c.Immediate(b, false), ipdom = c.Immediate(b, true);
-      ASSERT_EQ(ImmediateDominator(*d.nodes[b]), idom < 0 ? nullptr : d.nodes[idom]) << "round " << round << " node " << b;
+      ASSERT_EQ(ImmediateDominator(*d.nodes[b]), idom < 0 ? nullptr : d.nodes[idom])
+          << "round " << round << " node " << b;
       ASSERT_EQ(ImmediatePostDominator(*d.nodes[b]), ipdom < 0 ? nullptr : d.nodes[ipdom])
           << "round " << round << " node " << b;
       int depth = 0;
