@@ -394,11 +394,15 @@ Value* Graph::AddInitializer(Tensor t) {
 }
 
 Value* Graph::AddInitializerNamed(std::string name, Tensor t) {
+  t.set_name({});  // the value holds the name: the tensor keeps no second copy of it
+  return AddInitializerNamed(std::move(name), std::make_shared<const Tensor>(std::move(t)));
+}
+
+Value* Graph::AddInitializerNamed(std::string name, std::shared_ptr<const Tensor> t) {
   if (name.empty() || FindValue(name) != nullptr)
     throw InternalError("AddInitializerNamed: '" + name + "' is empty or taken in graph '" + name_ + "'");
   Value* v = NewValue(std::move(name));
-  t.set_name({});  // the value holds the name: the tensor keeps no second copy of it
-  SetInitializer(v, std::make_shared<const Tensor>(std::move(t)));
+  SetInitializer(v, std::move(t));
   return v;
 }
 

@@ -118,6 +118,9 @@ class Graph {
   // A new initializer value named exactly `name`, which must be free in this graph (import). The value holds the
   // name: `t` keeps none.
   Value* AddInitializerNamed(std::string name, Tensor t);
+  // The same for a tensor already shared (the importer keeps small weights' tensors in one block); it should hold
+  // no name of its own.
+  Value* AddInitializerNamed(std::string name, std::shared_ptr<const Tensor> t);
   // Makes `v` (which has no producer) an initializer holding `t`, or replaces its data.
   void SetInitializer(Value* v, std::shared_ptr<const Tensor> t);
   // Turns a node's output into an initializer holding `t`, keeping its name and consumers; the node gets a fresh

@@ -57,7 +57,7 @@ class Splitter {
       return std::nullopt;
     if (!any_raw_) return std::nullopt;
     out.node_runs = NodeRuns(out.nodes);
-    Lend(out.raw, out.node_runs);
+    Lend(out.raw, out.packed, out.node_runs);
     return out;
   }
 
@@ -168,7 +168,8 @@ class Splitter {
   // weight and the skeleton is a copy, so those pages would otherwise stay resident for the whole compile (a
   // 100k-node graph's 15 MB, its 64-byte weights spread over every page, were all held). The nodes' pages go as they
   // are parsed.
-  void Lend(std::vector<std::shared_ptr<const Buffer>>& raw, const std::vector<std::pair<size_t, size_t>>& node_runs) {
+  void Lend(std::vector<std::shared_ptr<const Buffer>>& raw, std::vector<bool>& packed,
+            const std::vector<std::pair<size_t, size_t>>& node_runs) {
     std::vector<const Lent*> copies;
     std::vector<std::span<const std::byte>> copied;
     for (const Lent& l : lent_) {
@@ -179,8 +180,12 @@ class Splitter {
         copied.emplace_back(reinterpret_cast<const std::byte*>(base_) + l.offset, l.size);
       }
     }
-    std::vector<std::shared_ptr<const Buffer>> packed = Buffer::Pack(copied);
-    for (size_t i = 0; i < copies.size(); ++i) raw[copies[i]->index] = std::move(packed[i]);
+    std::vector<std::shared_ptr<const Buffer>> pieces = Buffer::Pack(copied);
+    packed.assign(raw.size(), false);
+    for (size_t i = 0; i < copies.size(); ++i) {
+      raw[copies[i]->index] = std::move(pieces[i]);
+      packed[copies[i]->index] = true;
+    }
     // Every page but the nodes' (node_runs is in file order) is given back, the windows' too: the walk touched the
     // bytes around each weight, and the kernel maps a large folio of the page cache whole. A window's pages are
     // mapped again only where something reads it through the mapping; a weight written out unchanged goes file to

@@ -32,6 +32,9 @@ struct WeightSplit {
   std::string initializer_bytes;
   std::vector<uint32_t> initializer_ends;  // initializer i is [ends[i-1], ends[i]) of initializer_bytes
   std::vector<std::shared_ptr<const Buffer>> raw;
+  // Whether raw[i] is a piece of the one block that every small weight's bytes share (Buffer::Pack): such a weight's
+  // bytes live as long as any of them does.
+  std::vector<bool> packed;
   std::string_view Initializer(size_t i) const {
     const size_t begin = i == 0 ? 0 : initializer_ends[i - 1];
     return std::string_view(initializer_bytes).substr(begin, initializer_ends[i] - begin);

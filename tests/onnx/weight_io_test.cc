@@ -198,6 +198,7 @@ TEST(WeightSplit, LargeWeightsAreBorrowedAndAlignedWhenReadSmallOnesCopied) {
   for (size_t i = 0; i < kRawWeights; ++i) {
     const auto& b = split->raw[i];
     std::span<const std::byte> raw = b->raw_bytes();
+    EXPECT_EQ(split->packed[i], Elements(static_cast<int>(i)) * 4 < 4096) << i;
     if (Elements(static_cast<int>(i)) * 4 < 4096) {
       EXPECT_FALSE(b->is_mapped()) << "weight " << i << " is under a page: a window would hold its page resident";
       EXPECT_FALSE(in_file(raw.data())) << i;
@@ -220,6 +221,51 @@ TEST(WeightSplit, LargeWeightsAreBorrowedAndAlignedWhenReadSmallOnesCopied) {
   // Names of lengths 1..12 put the raw bytes at every offset mod 4: some large ones are aligned, some are not.
   EXPECT_GT(aligned, 0);
   EXPECT_GT(misaligned, 0);
+  fs::remove(p);
+}
+
+// The small weights' tensors share one block, as their bytes do (the import's TensorBlock); a large weight's tensor
+// and one without raw bytes are their own, so that a pass replacing one frees it. Each reads back its own values.
+TEST(WeightSplit, SmallWeightsShareOneBlockOfTensorsAndLargeOnesDoNot) {
+  const onnx::ModelProto m = WeightsModel();
+  fs::path p = Temp("tensor_block.onnx");
+  Write(p, m.SerializeAsString());
+  std::unique_ptr<Model> model = LoadModel(p.string());
+  auto same_owner = [](const std::shared_ptr<const Tensor>& a, const std::shared_ptr<const Tensor>& b) {
+    return !a.owner_before(b) && !b.owner_before(a);
+  };
+  std::shared_ptr<const Tensor> first_small;
+  std::vector<std::shared_ptr<const Tensor>> own;
+  int small = 0;
+  for (int i = 0; i <= kRawWeights; ++i) {
+    const Value* v = model->graph().FindValue(m.graph().initializer(i).name());
+    ASSERT_NE(v, nullptr) << i;
+    const std::shared_ptr<const Tensor>& t = v->initializer();
+    ASSERT_TRUE(t) << i;
+    EXPECT_EQ(t->name(), "") << "the value holds the name";
+    const auto& proto = m.graph().initializer(i);
+    if (i < kRawWeights) {
+      ASSERT_EQ(t->raw_bytes().size(), proto.raw_data().size()) << i;
+      EXPECT_EQ(std::memcmp(t->raw_bytes().data(), proto.raw_data().data(), proto.raw_data().size()), 0) << i;
+    } else {
+      EXPECT_EQ(t->values<float>()[63], -63.0f);
+    }
+    if (i < kRawWeights && Elements(i) * 4 < 4096) {
+      ++small;
+      if (!first_small) first_small = t;
+      EXPECT_TRUE(same_owner(t, first_small)) << "small weight " << i << " has a block of its own";
+    } else {
+      for (const auto& o : own) EXPECT_FALSE(same_owner(t, o)) << i;
+      if (first_small) {
+        EXPECT_FALSE(same_owner(t, first_small)) << "weight " << i << " is in the small ones' block";
+      }
+      own.push_back(t);
+    }
+  }
+  EXPECT_GT(small, 1);
+  EXPECT_GT(own.size(), 1u);
+  model.reset();
+  EXPECT_EQ(first_small.use_count(), 1) << "the block outlives its model only through what else holds it";
   fs::remove(p);
 }
 
