@@ -28,6 +28,12 @@ class TreeBuilder {
     jump_[v] = depth_[p] - depth_[j] == depth_[j] - depth_[jump_[j]] ? jump_[j] : p;
   }
 
+  // The parents set so far, for nodes 0..n-1 (the root's slot dropped): the tree's, once every node has one.
+  std::vector<int32_t> TakeParents() {
+    parent_.pop_back();
+    return std::move(parent_);
+  }
+
   int32_t Lca(int32_t a, int32_t b) {
     if (depth_[a] < depth_[b]) std::swap(a, b);
     while (depth_[a] > depth_[b]) a = depth_[jump_[a]] >= depth_[b] ? jump_[a] : parent_[a];
@@ -56,7 +62,6 @@ DomTree Compute(const Graph& g, bool post) {
   DomTree t;
   t.nodes = order;
   t.slot.Assign(order);
-  t.parent.assign(n_nodes, root);
   std::unordered_set<const Value*> outputs;
   if (post) outputs.insert(g.outputs().begin(), g.outputs().end());
 
@@ -101,9 +106,9 @@ DomTree Compute(const Graph& g, bool post) {
       ForEachDependent(g, n, [&](Node* c) { meet(c); });
     }
     const int32_t parent = to_root || lca < 0 ? root : lca;
-    t.parent[i] = parent;
     tree.SetParent(i, parent);
   }
+  t.parent = tree.TakeParents();
 
   // Preorder numbers from subtree sizes: parents come before children in the processing order.
   t.size.assign(n_nodes + 1, 1);

@@ -103,19 +103,18 @@ class Importer {
     functions_.emplace_back(&fp, &f);
   }
 
-  // `block`, when not null, keeps the tensor (see TensorBlock).
+  // `block`, when not null, keeps the tensor (see TensorBlock). The tensor holds no name: the proto's went to the
+  // value.
   void DeclareInitializer(onnx::TensorProto&& tp, Graph& g, const std::string& where, TensorBlock* block = nullptr) {
     std::string tname;
     tname.swap(*tp.mutable_name());  // the value's, not the tensor's (Graph::AddInitializerNamed)
     if (tname.empty()) throw ModelError(name_ + ": " + where + ": an initializer has no name");
     if (g.FindValue(tname)) throw ModelError(name_ + ": " + where + ": initializer '" + tname + "' is defined twice");
     Tensor t = TensorFromProto(std::move(tp), ext_, where + ": initializer '" + tname + "'");
-    if (block == nullptr) {
+    if (block == nullptr)
       g.AddInitializerNamed(std::move(tname), std::move(t));
-    } else {
-      t.set_name({});
+    else
       g.AddInitializerNamed(std::move(tname), block->Keep(std::move(t)));
-    }
   }
 
   // The main graph's initializers as the weight split left them (weight_split.h), parsed one at a time into one
@@ -126,7 +125,7 @@ class Importer {
     for (size_t i = 0; i < split.raw.size(); ++i) {
       ParseStreamed(tp, split.Initializer(i), where, "initializer", i);
       if (split.raw[i]) ext_->Lend(&tp, std::move(split.raw[i]));
-      DeclareInitializer(std::move(tp), g, where, i < split.packed.size() && split.packed[i] ? &block : nullptr);
+      DeclareInitializer(std::move(tp), g, where, split.packed[i] ? &block : nullptr);
     }
     std::string().swap(split.initializer_bytes);
     std::vector<uint32_t>().swap(split.initializer_ends);

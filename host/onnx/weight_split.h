@@ -5,9 +5,8 @@
 // (kernels may assume aligned data) is copied, aligned, when first read typed, and written out from the window. A
 // weight smaller than a page is copied once instead, into one block shared by all such copies (Buffer::Pack). The
 // mapped pages no window covers are then released, so that the file's bytes do not stay in the resident set beside
-// their copies. The main graph's nodes are taken out of the
-// skeleton as well: the importer parses them one at a time where they lie in the mapping and gives their pages back
-// as it passes them.
+// their copies. The main graph's nodes are taken out of the skeleton as well: the importer parses them one at a time
+// where they lie in the mapping and gives their pages back as it passes them.
 #pragma once
 
 #include <cstddef>

@@ -7,6 +7,8 @@
 #include <numeric>
 #include <utility>
 
+#include "grouped_lists.h"
+
 namespace kiln::memory {
 namespace {
 
@@ -123,33 +125,25 @@ ArenaPlan GreedyByBreadth(const std::vector<Interval>& buffers) {
   std::vector<size_t> order;
   order.reserve(buffers.size());
   {
-    // The buffers touching each step, in index order, as one array cut at start[s]: a vector per step took 24
-    // bytes and a heap block for each (the 1M-node chain: about 50 MB of the pass's peak).
+    // The buffers touching each step, in index order, and each step's live bytes.
     std::vector<uint64_t> live(steps, 0);
-    std::vector<size_t> start(steps + 1, 0);
     for (const Interval& b : buffers)
-      for (int64_t s = b.first; s <= b.last; ++s) {
-        ++start[static_cast<size_t>(s - lo) + 1];
-        live[static_cast<size_t>(s - lo)] += AlignUp(b.size);
-      }
-    std::partial_sum(start.begin(), start.end(), start.begin());
-    std::vector<uint32_t> members(start[steps]);
-    {
-      std::vector<size_t> next(start.begin(), start.end() - 1);
+      for (int64_t s = b.first; s <= b.last; ++s) live[static_cast<size_t>(s - lo)] += AlignUp(b.size);
+    GroupedLists<uint32_t> members = GroupedLists<uint32_t>::Build(steps, [&](auto&& emit) {
       for (size_t i = 0; i < buffers.size(); ++i)
         for (int64_t s = buffers[i].first; s <= buffers[i].last; ++s)
-          members[next[static_cast<size_t>(s - lo)]++] = static_cast<uint32_t>(i);
-    }
+          emit(static_cast<size_t>(s - lo), static_cast<uint32_t>(i));
+    });
     std::vector<uint32_t> by_breadth(steps);
     std::iota(by_breadth.begin(), by_breadth.end(), uint32_t{0});
     std::stable_sort(by_breadth.begin(), by_breadth.end(), [&](uint32_t a, uint32_t b) { return live[a] > live[b]; });
     std::vector<bool> taken(buffers.size(), false);
     for (uint32_t s : by_breadth) {
-      const auto begin = members.begin() + static_cast<std::ptrdiff_t>(start[s]);
-      const auto end = members.begin() + static_cast<std::ptrdiff_t>(start[s + 1]);
-      std::stable_sort(begin, end, [&](uint32_t a, uint32_t b) { return LargerFirst(buffers, a, b); });
-      for (auto it = begin; it != end; ++it)
-        if (!taken[*it]) taken[*it] = true, order.push_back(*it);
+      std::span<uint32_t> at_step = members[s];
+      std::stable_sort(at_step.begin(), at_step.end(),
+                       [&](uint32_t a, uint32_t b) { return LargerFirst(buffers, a, b); });
+      for (uint32_t i : at_step)
+        if (!taken[i]) taken[i] = true, order.push_back(i);
     }
   }
   return PlaceInOrder(buffers, order, "greedy_by_breadth");

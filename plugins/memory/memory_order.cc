@@ -7,6 +7,8 @@
 #include <span>
 #include <utility>
 
+#include "grouped_lists.h"
+
 namespace kiln::memory {
 namespace {
 
@@ -25,17 +27,6 @@ void CollectReads(const sdk::Node& n, std::vector<sdk::Value>& out) {
   for (size_t i = 0; i < n.SubgraphCount(); ++i)
     for (const sdk::Node& inner : n.Subgraph(i).Nodes()) CollectReads(inner, out);
 }
-
-// A list per node in one array, cut at start[i]: a vector per node took 24 bytes and a heap block for each, and
-// hash maps from handles to numbers a node of 32 bytes or more per node and per value read (the 1M-node chain at
-// O3: 64 MB of the compile's peak).
-struct Lists {
-  std::vector<uint32_t> start{0};
-  std::vector<uint32_t> items;
-  std::span<const uint32_t> operator[](size_t i) const {
-    return std::span<const uint32_t>(items).subspan(start[i], start[i + 1] - start[i]);
-  }
-};
 
 }  // namespace
 
@@ -65,9 +56,10 @@ std::vector<sdk::Node> MemoryAwareOrder(const std::vector<sdk::Node>& current,
     first_output[i + 1] = static_cast<uint32_t>(outputs.size());
   }
 
-  // What each node reads of the others' outputs (distinct), and the edges producer -> reader (one per distinct
-  // output read, so with repeats where a node reads several outputs of one producer).
-  Lists inputs;
+  // What each node reads of the others' outputs (distinct), one list per node in one array (a vector per node, and
+  // hash maps from handles to numbers, took 64 MB of the 1M-node chain's O3 peak), and the edges producer -> reader
+  // (one per distinct output read, so with repeats where a node reads several outputs of one producer).
+  GroupedLists<uint32_t> inputs;
   inputs.start.reserve(n + 1);
   std::vector<std::pair<uint32_t, uint32_t>> edges;  // (producer, reader), readers ascending
   std::vector<uint32_t> waiting(n, 0);               // producers not run yet (with repeats)
@@ -91,21 +83,14 @@ std::vector<sdk::Node> MemoryAwareOrder(const std::vector<sdk::Node>& current,
       edges.emplace_back(p - 1, static_cast<uint32_t>(i));
       ++waiting[i];
     }
-    if (inputs.items.size() >= UINT32_MAX) return current;
-    inputs.start.push_back(static_cast<uint32_t>(inputs.items.size()));
+    inputs.start.push_back(inputs.items.size());
   }
   std::vector<sdk::Value>().swap(reads);
 
-  // The nodes reading each node's outputs, in the order they were met (a counting sort of the edges by producer).
-  Lists dependents;
-  dependents.start.assign(n + 1, 0);
-  for (const auto& [p, r] : edges) ++dependents.start[p + 1];
-  for (size_t i = 0; i < n; ++i) dependents.start[i + 1] += dependents.start[i];
-  dependents.items.resize(edges.size());
-  {
-    std::vector<uint32_t> next(dependents.start.begin(), dependents.start.end() - 1);
-    for (const auto& [p, r] : edges) dependents.items[next[p]++] = r;
-  }
+  // The nodes reading each node's outputs, in the order they were met.
+  const GroupedLists<uint32_t> dependents = GroupedLists<uint32_t>::Build(n, [&](auto&& emit) {
+    for (const auto& [p, r] : edges) emit(p, r);
+  });
   std::vector<std::pair<uint32_t, uint32_t>>().swap(edges);
 
   std::vector<uint32_t> ready;
