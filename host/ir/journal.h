@@ -4,10 +4,11 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
 #include <functional>
 #include <memory>
 #include <utility>
+
+#include "ir/segmented_list.h"
 
 namespace kiln {
 
@@ -20,8 +21,7 @@ class Journal {
   }
   void Record(std::function<void()> undo) {
     if (!active_) return;
-    if (!undo_) undo_ = std::make_unique<std::deque<std::function<void()>>>();
-    undo_->push_back(std::move(undo));
+    undo_.push_back(std::move(undo));
   }
   // Records that `slot` (a pointer member) is about to change: a rollback gives it back its value now. Consecutive
   // records of one pointer type share one undo step, in words: a slot that held null takes one (its address, tagged
@@ -33,24 +33,25 @@ class Journal {
     if (!active_) return;
     static const char kind = 0;  // one address per T
     if (run_kind_ != &kind || size() != run_end_) {
-      auto run = std::make_shared<std::deque<uintptr_t>>();
+      auto run = std::make_shared<SegmentedList<uintptr_t>>();
       Record([run] {
-        for (auto it = run->rbegin(); it != run->rend(); ++it) {
-          T** at = reinterpret_cast<T**>(*it & ~uintptr_t{3});
-          if (*it & 1) {
-            *at = nullptr;
+        T** old_of = nullptr;  // a slot whose old pointer is the next word: it was recorded just before
+        run->ForEachReverse([&](uintptr_t word) {
+          if (old_of != nullptr) {
+            *std::exchange(old_of, nullptr) = reinterpret_cast<T*>(word);
+          } else if (word & 1) {
+            *reinterpret_cast<T**>(word & ~uintptr_t{3}) = nullptr;
           } else {
-            ++it;  // the old pointer, recorded before its slot's address
-            *at = reinterpret_cast<T*>(*it);
+            old_of = reinterpret_cast<T**>(word & ~uintptr_t{3});
           }
-        }
+        });
       });
       run_ = run.get();
       run_kind_ = &kind;
       run_end_ = size();
     }
     static_assert(alignof(T*) >= 4, "a slot's address keeps two low bits for its tag");
-    auto* words = static_cast<std::deque<uintptr_t>*>(run_);
+    auto* words = static_cast<SegmentedList<uintptr_t>*>(run_);
     const auto at = reinterpret_cast<uintptr_t>(&slot);
     if (slot == nullptr) {
       words->push_back(at | 1);
@@ -58,6 +59,16 @@ class Journal {
       words->push_back(reinterpret_cast<uintptr_t>(slot));
       words->push_back(at | 2);
     }
+  }
+  // Appends the steps of `later` (a journal of changes made after this one's) to this one's, so that a rollback
+  // of this journal undoes both; `later` is left empty. One journal holding the steps of many costs only the
+  // steps, where each journal kept on its own costs its first chunk too.
+  void Absorb(Journal&& later) {
+    later.undo_.ForEach([&](std::function<void()>& undo) { undo_.push_back(std::move(undo)); });
+    later.Clear();
+    run_ = nullptr;  // a later RecordPointer starts a run of its own
+    run_kind_ = nullptr;
+    run_end_ = 0;
   }
   // Keeps the changes.
   void Commit() {
@@ -68,11 +79,10 @@ class Journal {
   void Rollback() {
     ++RollbackCount();
     active_ = false;  // undo steps must not record themselves
-    if (!undo_) return;
-    for (auto it = undo_->rbegin(); it != undo_->rend(); ++it) (*it)();
+    undo_.ForEachReverse([](const std::function<void()>& undo) { undo(); });
     Clear();
   }
-  size_t size() const { return undo_ ? undo_->size() : 0; }
+  size_t size() const { return undo_.size(); }
   // How many rollbacks any journal of the process made so far: caches of derived facts (inferred shapes) start
   // over after one. Process-wide because journals are swapped in and out of a model while passes run.
   static uint64_t& RollbackCount() {
@@ -82,18 +92,17 @@ class Journal {
 
  private:
   bool active_ = false;
-  // A deque, not a vector: a pass that rewrites a large graph records millions of steps, and a vector's doubling
-  // would hold the old and the new array at once (50 MB of a 100k-node model's peak heap in PatternFusionPass).
-  // Made on the first record: every plugin pass call runs in a journal of its own, most record nothing, and an
-  // empty deque is two allocations to make (and one more each time it is moved from), 6% of a 100k-node compile.
-  std::unique_ptr<std::deque<std::function<void()>>> undo_;
-  // The run RecordPointer extends: its entries (a deque of words for the pointer type whose tag is run_kind_),
+  // Chunks that never move (segmented_list.h): a pass that rewrites a large graph records millions of steps, and a
+  // vector's doubling would hold the old and the new array at once; and most journals (every plugin pass call runs
+  // in one of its own) record a few steps or none, which take no memory before the first.
+  SegmentedList<std::function<void()>> undo_;
+  // The run RecordPointer extends: its entries (a list of words for the pointer type whose tag is run_kind_),
   // extended only while its step is still the last one (undo_ holds run_end_ steps).
   void* run_ = nullptr;
   const void* run_kind_ = nullptr;
   size_t run_end_ = 0;
   void Clear() {
-    if (undo_) undo_->clear();
+    undo_.clear();
     run_ = nullptr;
     run_kind_ = nullptr;
     run_end_ = 0;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <vector>
 
 #include "driver/graph_fingerprint.h"
 #include "ir/model.h"
@@ -104,6 +105,31 @@ TEST(Journal, PointerRunsAndOtherStepsUndoInTheOrderTheyWereMade) {
   EXPECT_EQ(j.size(), 1u);
   j.Rollback();
   EXPECT_EQ(p, &b);
+}
+
+// Steps across many chunks (the first holds 4, each next twice the last, up to 4096) undo newest first; a journal
+// absorbing a later one undoes both, the later one's steps first, and the absorbed one is left empty.
+TEST(Journal, ManyStepsAndAbsorbedJournalsUndoNewestFirst) {
+  std::vector<int> undone;
+  Journal earlier, later;
+  earlier.Begin();
+  for (int i = 0; i < 20000; ++i) earlier.Record([&undone, i] { undone.push_back(i); });
+  later.Begin();
+  for (int i = 20000; i < 20003; ++i) later.Record([&undone, i] { undone.push_back(i); });
+  int slot_value = 1, other = 2;
+  int* slot = &slot_value;
+  later.RecordPointer(slot), slot = &other;
+  earlier.Absorb(std::move(later));
+  EXPECT_EQ(later.size(), 0u);
+  EXPECT_EQ(earlier.size(), 20004u);
+  later.Rollback();  // nothing left in it
+  EXPECT_TRUE(undone.empty());
+  EXPECT_EQ(slot, &other);
+  earlier.Rollback();
+  EXPECT_EQ(slot, &slot_value);
+  ASSERT_EQ(undone.size(), 20003u);
+  for (size_t i = 0; i < undone.size(); ++i) ASSERT_EQ(undone[i], 20002 - static_cast<int>(i)) << i;
+  EXPECT_EQ(earlier.size(), 0u);
 }
 
 // A run records a slot that held null in one word and any other in two: a run mixing both, with one slot recorded
