@@ -306,8 +306,8 @@ nlohmann::json Compiler::Run(Model& model, const ResolvedPipeline& resolved, con
       for (const PlannedPass& pp : *list)
         if (!pp.decision.run) skipped.push_back({{"name", pp.pass.name}, {"reason", pp.decision.reason}});
     // The steps --print-pipeline shows (pipeline_plan.h): a graph pass that runs ends the walk before it, and the
-    // after-walk passes join the last walk. The pass objects live until the stage ends.
-    std::vector<std::unique_ptr<NodePass>> owned_node;
+    // after-walk passes join the last walk. A graph pass object lives until the stage ends; a walk's node passes go
+    // with the walk (below).
     std::vector<std::unique_ptr<GraphPass>> owned_graph;
     PeakRaisers raisers;
     for (const PlannedStep& step : StageSteps(stage)) {
@@ -320,6 +320,8 @@ nlohmann::json Compiler::Run(Model& model, const ResolvedPipeline& resolved, con
         raisers.After(step);
         continue;
       }
+      // The walk's passes go with it: a node pass keeps its changing calls' journals to the end of its walk.
+      std::vector<std::unique_ptr<NodePass>> owned_node;
       std::vector<NodePass*> walk, after;
       for (const PlannedPass* pp : step.passes) {
         if (!pp->decision.run) continue;

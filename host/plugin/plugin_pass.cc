@@ -136,8 +136,11 @@ class PluginNodePass final : public NodePass {
     CallResult r = RunCallback(m, *def_, [&] { return f(&c); });
     if (r.error.empty()) {
       if (r.journal->size() == 0) return false;
-      done_.push_back(r.journal);
-      if (done_.size() == 1) first_change_ = t_plugin_changes + 1;
+      // The call before is settled now (the driver undoes a call only before the next one): its steps join the
+      // earlier calls'.
+      if (last_) earlier_.Absorb(std::move(*last_));
+      last_ = std::move(r.journal);
+      if (++changes_ == 1) first_change_ = t_plugin_changes + 1;
       ++t_plugin_changes;
       last_stamp_ = StampOf(m);
       return true;
@@ -145,15 +148,17 @@ class PluginNodePass final : public NodePass {
     failed_ = true;
     std::string what = Who(*def_) + ": " + r.error;
     if (r.config_error) throw ConfigError(what);  // the driver stops the compile (exit 3)
-    if (done_.empty()) throw PluginError(what + " (the pass sits out the rest of this walk)");
-    bool only_mine = t_plugin_changes - first_change_ + 1 == done_.size() && at_start == last_stamp_;
+    if (changes_ == 0) throw PluginError(what + " (the pass sits out the rest of this walk)");
+    bool only_mine = t_plugin_changes - first_change_ + 1 == changes_ && at_start == last_stamp_;
     if (!only_mine)
-      throw PluginError(what + " (its " + std::to_string(done_.size()) + " earlier change" +
-                        (done_.size() == 1 ? " in this walk is" : "s in this walk are") +
+      throw PluginError(what + " (its " + std::to_string(changes_) + " earlier change" +
+                        (changes_ == 1 ? " in this walk is" : "s in this walk are") +
                         " kept: other passes changed the graph after them; the pass sits out the rest of this walk)");
-    for (auto it = done_.rbegin(); it != done_.rend(); ++it) RollbackInModel(m, **it);
-    ctx.AddCounter("changes_undone", static_cast<int64_t>(done_.size()));  // the report's change count includes them
-    done_.clear();
+    RollbackInModel(m, *last_);
+    RollbackInModel(m, earlier_);
+    ctx.AddCounter("changes_undone", static_cast<int64_t>(changes_));  // the report's change count includes them
+    last_.reset();
+    changes_ = 0;
     throw PluginError(what + " (its earlier changes in this walk were undone too; the pass sits out the rest of "
                              "this walk)");
   }
@@ -161,7 +166,11 @@ class PluginNodePass final : public NodePass {
   std::shared_ptr<const PluginPassDef> def_;
   PassArgs args_;
   bool failed_ = false;
-  std::vector<std::shared_ptr<Journal>> done_;  // this walk's changing calls, oldest first
+  // This walk's changing calls: the last one's journal (the driver may still undo that call alone), and the steps
+  // of those before it in one journal.
+  std::shared_ptr<Journal> last_;
+  Journal earlier_;
+  uint64_t changes_ = 0;
   uint64_t first_change_ = 0;
   Stamp last_stamp_{};
 };
