@@ -145,7 +145,7 @@ class PassDriver::Walk {
       });
     }
     // Re-pass requests go after the consumers just queued; immediate ones in front of everything.
-    for (size_t i = 0; i < passes_.size(); ++i) TakeRequests(*passes_[i], contexts_[i]);
+    for (size_t i = 0; i < passes_.size(); ++i) TakeRequests(i);
   }
 
   // Runs `fn`, the call of pass `i` (of passes_ then after_walk_) on `node` (null: its after-walk hook).
@@ -197,23 +197,35 @@ class PassDriver::Walk {
     return changed;
   }
 
-  void TakeRequests(NodePass& pass, PassContext& ctx) {
+  // Takes the re-pass requests of all_[i].
+  void TakeRequests(size_t i) {
+    PassContext& ctx = contexts_[i];
     auto& imm = ctx.immediate_requests();
-    for (auto it = imm.rbegin(); it != imm.rend(); ++it) Repass(*it, pass.name(), true);
-    for (Node* n : ctx.repass_requests()) Repass(n, pass.name(), false);
+    for (auto it = imm.rbegin(); it != imm.rend(); ++it) Repass(*it, i, true);
+    for (Node* n : ctx.repass_requests()) Repass(n, i, false);
     ctx.ClearRequests();
   }
 
-  void Repass(Node* n, const std::string& by, bool immediate) {
+  void Repass(Node* n, size_t by, bool immediate) {
     if (n->is_deleted() || n->graph() != &g_) return;
-    auto& count = repass_count_[n];
-    requested_by_[n].insert(by);
-    if (++count > d_.options_.max_repass_per_node)
-      throw InternalError("rewrite cycle: node " + NodeLabel(*n) + " was re-passed " + std::to_string(count - 1) +
-                          " times without settling; re-pass requested by " + JoinNames(requested_by_[n]));
+    Repassed& r = repassed_[n];
+    r.by |= RequesterBit(by);
+    if (++r.count > d_.options_.max_repass_per_node)
+      throw InternalError("rewrite cycle: node " + NodeLabel(*n) + " was re-passed " + std::to_string(r.count - 1) +
+                          " times without settling; re-pass requested by " + Requesters(r.by));
     // A node not yet visited will be visited anyway, unless an immediate re-pass asks for it now.
     if (!Has(n, kSeen) && !immediate) return;
     Enqueue(n, immediate);
+  }
+
+  // The passes that asked for a node's re-passes, a bit each by place in all_; the last bit stands for the passes
+  // from the 64th on (more than a walk has).
+  static uint64_t RequesterBit(size_t i) { return uint64_t{1} << std::min<size_t>(i, 63); }
+  std::string Requesters(uint64_t bits) const {
+    std::set<std::string> names;
+    for (size_t i = 0; i < all_.size(); ++i)
+      if (bits & RequesterBit(i)) names.insert(all_[i]->name());
+    return JoinNames(names);
   }
 
   void NoteChange(const std::string& pass) {
@@ -245,7 +257,7 @@ class PassDriver::Walk {
       PassContext& ctx = contexts_[i];
       bool changed = Call(i, [&] { return all_[i]->OnFinishGraph(g_, ctx); }, nullptr);
       size_t before = queue_.size();
-      TakeRequestsAfterWalk(*all_[i], ctx);
+      TakeRequestsAfterWalk(i);
       requeued |= queue_.size() > before;
       changed_any |= changed;
       if (changed) {
@@ -259,12 +271,13 @@ class PassDriver::Walk {
     return requeued || (changed_any && Sweep());
   }
 
-  void TakeRequestsAfterWalk(NodePass& pass, PassContext& ctx) {
+  void TakeRequestsAfterWalk(size_t i) {
+    PassContext& ctx = contexts_[i];
     // After the walk both kinds of request simply go back on the queue.
     for (auto* list : {&ctx.immediate_requests(), &ctx.repass_requests()})
       for (Node* n : *list) {
         Enqueue(n, false);
-        requested_by_[n].insert(pass.name());
+        repassed_[n].by |= RequesterBit(i);
       }
     ctx.ClearRequests();
   }
@@ -311,8 +324,13 @@ class PassDriver::Walk {
   } nesting_;
   std::vector<uint64_t> touched_;  // the ids whose marks this walk set; kept by the walks inside another only
   std::deque<Node*> queue_;
-  std::unordered_map<Node*, size_t> repass_count_;
-  std::unordered_map<Node*, std::set<std::string>> requested_by_;
+  // Per node handed back: how many times, and by which passes (RequesterBit), for the rewrite-cycle message. A
+  // set of names each took some 200 bytes a node: folding the generated 1M-node foldchain hands back 250,000.
+  struct Repassed {
+    size_t count = 0;
+    uint64_t by = 0;
+  };
+  std::unordered_map<Node*, Repassed> repassed_;
   size_t start_nodes_ = 0, changes_ = 0;
   bool changed_ = false;
   std::deque<std::string> recent_;
