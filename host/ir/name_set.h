@@ -5,7 +5,7 @@
 //
 // A name is counted by a 64-bit hash of its text, not by a copy of it: the set of a 1M-node graph held a copy of
 // each of its 2.7M names (about 100 bytes each with the table's node), built by the first pass that needs a fresh
-// name. Two names of one hash count as one name held twice, so a free name may read as taken (a fresh name then
+// name (12 bytes a slot of an open-addressing table). Two names of one hash count as one name held twice, so a free name may read as taken (a fresh name then
 // skips it; a plugin asking for that exact name is refused), never a taken one as free; with n names held, a free
 // name reads as taken with probability about n / 2^64.
 #pragma once
@@ -14,7 +14,7 @@
 #include <functional>
 #include <string>
 #include <string_view>
-#include <unordered_map>
+#include <vector>
 #include <unordered_set>
 
 namespace kiln {
@@ -40,7 +40,27 @@ class NameSet {
   std::function<void(const std::function<void(std::string_view)>&)> collect_;
   static uint64_t Key(std::string_view name) { return std::hash<std::string_view>()(name); }
 
-  std::unordered_map<uint64_t, uint32_t> counts_;  // by Key
+  // Counts by Key: open addressing with linear probing over two parallel arrays (key 0: an empty slot; a name whose
+  // key is 0 counts under 1), up to seven eighths used. 12 bytes a slot where an unordered_map took some 50 bytes a
+  // name (a 24-byte node rounded to 32, and its bucket): the generated 1M-node foldchain's 1.25M names, 61 -> 24 MB.
+  class Counts {
+   public:
+    // The count of `key`, or null.
+    uint32_t* Find(uint64_t key);
+    // The count of `key`, made 0 when it had none.
+    uint32_t& operator[](uint64_t key);
+    void Erase(uint64_t key);
+
+   private:
+    static uint64_t Stored(uint64_t key) { return key == 0 ? 1 : key; }
+    size_t Home(uint64_t stored) const { return static_cast<size_t>((stored * 0x9e3779b97f4a7c15ULL) >> shift_); }
+    void Rehash(size_t capacity);
+    std::vector<uint64_t> keys_;
+    std::vector<uint32_t> counts_;
+    size_t size_ = 0;
+    int shift_ = 64;
+  };
+  Counts counts_;
   std::unordered_set<std::string> reserved_;  // given out by Fresh, not yet taken by a value
   uint64_t fresh_counter_ = 0;
   bool built_ = false;

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -62,6 +64,48 @@ TEST(NameSet, FollowsManyHoldersExactly) {
   for (int i = 0; i < 20000; ++i)
     ASSERT_EQ(names.Contains("/layers." + std::to_string(i) + "/Add_output_0"), i % 2 == 1) << i;
   EXPECT_FALSE(names.Contains("/layers.20000/Add_output_0"));
+}
+
+
+// Random notes, forgets and fresh names over a pool of names, in a set small enough that runs of its open
+// addressing wrap and its entries are shifted back by removals: Contains follows a plain count of each name.
+TEST(NameSet, FollowsAReferenceCountThroughRandomChanges) {
+  std::vector<std::string> pool;
+  for (int i = 0; i < 3000; ++i) pool.push_back("n" + std::to_string(i));
+  std::map<std::string, int> held;
+  NameSet names([&](const auto& add) {
+    for (size_t i = 0; i < pool.size(); i += 3) {
+      add(pool[i]);
+      ++held[pool[i]];
+    }
+  });
+  ASSERT_TRUE(names.Contains("n0"));  // builds the set
+  std::mt19937 rng(7);
+  for (int step = 0; step < 200000; ++step) {
+    const std::string& n = pool[rng() % pool.size()];
+    switch (rng() % 3) {
+      case 0:
+        names.Note(n);
+        ++held[n];
+        break;
+      case 1:
+        if (held[n] > 0) {
+          names.Forget(n);
+          --held[n];
+        }
+        break;
+      default: {
+        const std::string fresh = names.Fresh(n);  // free, then reserved: taken by the Note that follows
+        ASSERT_EQ(held[fresh], 0) << fresh;
+        names.Note(fresh);
+        ++held[fresh];
+      }
+    }
+    if (step % 10000 != 0 && step != 199999) continue;
+    for (const auto& [name, count] : held) {
+      ASSERT_EQ(names.Contains(name), count > 0) << name << " at " << step;
+    }
+  }
 }
 
 }  // namespace
