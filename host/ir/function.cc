@@ -11,7 +11,8 @@ Function::Function(Model* model, std::string domain, std::string name)
       domain_(std::move(domain)),
       name_(std::move(name)),
       body_(std::make_unique<Graph>(model, this)),
-      names_([this](const std::function<void(std::string_view)>& add) { ForEachValueName(*body_, add); }) {}
+      names_([this](const std::function<void(std::string_view)>& add) { ForEachValueName(*body_, add); },
+             [this](std::string_view name) { return HoldsValueNamed(*body_, name); }) {}
 
 Function::~Function() = default;
 

@@ -21,6 +21,11 @@ void ForEachValueName(const Graph& g, const std::function<void(std::string_view)
   });
 }
 
+std::optional<bool> HoldsValueNamed(const Graph& g, std::string_view name) {
+  if (g.subgraph_holders() > 0) return std::nullopt;
+  return g.FindValue(name) != nullptr;
+}
+
 namespace {
 
 std::string_view NormalDomain(std::string_view d) { return d == "ai.onnx" ? std::string_view() : d; }
@@ -29,7 +34,8 @@ std::string_view NormalDomain(std::string_view d) { return d == "ai.onnx" ? std:
 
 Model::Model()
     : graph_(std::make_unique<Graph>(this, nullptr, nullptr)),
-      names_([this](const std::function<void(std::string_view)>& add) { ForEachValueName(*graph_, add); }) {}
+      names_([this](const std::function<void(std::string_view)>& add) { ForEachValueName(*graph_, add); },
+             [this](std::string_view name) { return HoldsValueNamed(*graph_, name); }) {}
 
 Model::~Model() = default;
 

@@ -144,6 +144,9 @@ template <typename Fn>
 void ForEachGraph(const Model& m, Fn&& fn);
 // Calls add(name) for every named value of `g` and of its subgraphs: what a naming scope tree holds (NameSet).
 void ForEachValueName(const Graph& g, const std::function<void(std::string_view)>& add);
+// Whether a value of `g` holds `name`, from its values by name, where `g` has no subgraphs; nullopt where it has
+// (NameSet's Holds: the tree's names are then more than g's).
+std::optional<bool> HoldsValueNamed(const Graph& g, std::string_view name);
 // Calls fn(graph) for `g` and every subgraph of it at any depth.
 template <typename Fn>
 void ForEachGraphIn(const Graph& g, Fn&& fn) {

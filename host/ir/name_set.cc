@@ -66,16 +66,23 @@ void NameSet::Build() {
   if (built_) return;
   built_ = true;
   collect_([this](std::string_view n) { ++counts_[Key(n)]; });
+  for (const std::string& n : reserved_) ++counts_[Key(n)];  // reserved while the set was not built
 }
 
-bool NameSet::Contains(std::string_view name) {
+bool NameSet::Taken(std::string_view name) {
+  if (!built_ && holds_) {
+    if (std::optional<bool> held = holds_(name))
+      return *held || (!reserved_.empty() && reserved_.count(std::string(name)) != 0);
+  }
   Build();
   return counts_.Find(Key(name)) != nullptr;
 }
 
+bool NameSet::Contains(std::string_view name) { return Taken(name); }
+
 void NameSet::Note(std::string_view name) {
-  if (!built_) return;
-  if (reserved_.empty() || reserved_.erase(std::string(name)) == 0) ++counts_[Key(name)];
+  const bool reserved = !reserved_.empty() && reserved_.erase(std::string(name)) != 0;
+  if (built_ && !reserved) ++counts_[Key(name)];
 }
 
 void NameSet::Forget(std::string_view name) {
@@ -85,12 +92,11 @@ void NameSet::Forget(std::string_view name) {
 }
 
 std::string NameSet::Fresh(std::string_view hint) {
-  Build();
   const std::string_view base = hint.empty() ? std::string_view("v") : hint;
   std::string name(base);
-  // The first name no holder has, counted (reserved) as it is found.
-  while (counts_.Find(Key(name)) != nullptr) name = std::string(base) + "__" + std::to_string(++fresh_counter_);
-  counts_[Key(name)] = 1;
+  // The first name no holder has, reserved as it is found (and counted, once the set is built).
+  while (Taken(name)) name = std::string(base) + "__" + std::to_string(++fresh_counter_);
+  if (built_) counts_[Key(name)] = 1;
   reserved_.insert(name);
   return name;
 }
