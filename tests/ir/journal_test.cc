@@ -245,34 +245,41 @@ TEST_F(JournalOnScaleModel, ARemovedNodeLetsGoOfItsInputsAndTakesThemBackOnUndo)
   EXPECT_EQ(x->uses().size(), x_uses - 1);
 }
 
-// Nodes of one input, of one absent input and of none take a step of their own kind (the input in the step), and a
-// new initializer one step for its list entry, tensor and type: undone, the graph is as it was, uses and slots
-// included.
-TEST_F(JournalOnScaleModel, RemovedNodesOfOneInputOrNoneAndNewInitializersComeBackOnUndo) {
+// Nodes of one input (present or absent) or none take a step of their own kind (the input in the step), those of
+// more the general step, and a new initializer one step for its list entry, tensor and type: undone, the graph is
+// as it was, uses and slots included.
+TEST_F(JournalOnScaleModel, RemovedNodesOfFewInputsAndNewInitializersComeBackOnUndo) {
   Graph& g = m->graph();
   Node* neg = g.AddNode("Neg", {x}, 1, "neg");
   Node* absent = g.AddNode("Neg", {nullptr}, 1, "absent");
   Node* none = g.AddNode("Constant", {}, 1, "none");
   none->SetAttribute(Attribute::Float("value_float", 1.0f));
-  const size_t x_uses = x->uses().size(), initializers = g.initializers().size();
+  Node* pair = g.AddNode("Clip", {y, nullptr}, 1, "pair");
+  Node* three = g.AddNode("Clip", {x, nullptr, y}, 1, "three");
+  const size_t x_uses = x->uses().size(), y_uses = y->uses().size(), initializers = g.initializers().size();
   const std::string before = Bytes(*m);
   m->journal().Begin();
-  for (Node* n : {neg, absent, none}) g.RemoveNode(n);
+  for (Node* n : {neg, absent, none, pair, three}) g.RemoveNode(n);
   Value* c = g.AddInitializer(Tensor::FromVector<float>(DataType::kFloat, {2}, {1.0f, 2.0f}));
   EXPECT_TRUE(c->is_initializer());
   EXPECT_EQ(g.initializers().size(), initializers + 1);
-  EXPECT_EQ(x->uses().size(), x_uses - 1);
+  EXPECT_EQ(x->uses().size(), x_uses - 2);
+  EXPECT_EQ(y->uses().size(), y_uses - 2);
   m->journal().Rollback();
   EXPECT_TRUE(c->is_deleted());
   EXPECT_EQ(g.initializers().size(), initializers);
-  for (Node* n : {neg, absent, none}) ASSERT_FALSE(n->is_deleted()) << n->name();
+  for (Node* n : {neg, absent, none, pair, three}) ASSERT_FALSE(n->is_deleted()) << n->name();
   EXPECT_EQ(neg->input(0), x);
   EXPECT_EQ(absent->num_inputs(), 1u);
   EXPECT_EQ(absent->input(0), nullptr);
   EXPECT_EQ(none->num_inputs(), 0u);
+  ASSERT_EQ(pair->num_inputs(), 2u);
+  EXPECT_EQ(pair->input(0), y);
+  EXPECT_EQ(pair->input(1), nullptr);
+  ASSERT_EQ(three->num_inputs(), 3u);
+  EXPECT_EQ(three->input(2), y);
   ASSERT_EQ(x->uses().size(), x_uses);
-  EXPECT_EQ(x->uses().back().node, neg);
-  EXPECT_EQ(x->uses().back().slot, 0u);
+  ASSERT_EQ(y->uses().size(), y_uses);
   EXPECT_EQ(Bytes(*m), before);
 }
 
