@@ -3,11 +3,11 @@
 // frees up when the last value holding it goes, and a fresh name is one no value of the tree holds. The set is
 // built on first use (a compile that makes no new names never pays for it) and kept up to date from then on.
 //
-// A name is counted by a 64-bit hash of its text, not by a copy of it: the set of a 1M-node graph held a copy of
-// each of its 2.7M names (about 100 bytes each with the table's node), built by the first pass that needs a fresh
-// name (12 bytes a slot of an open-addressing table). Two names of one hash count as one name held twice, so a free name may read as taken (a fresh name then
-// skips it; a plugin asking for that exact name is refused), never a taken one as free; with n names held, a free
-// name reads as taken with probability about n / 2^64.
+// A name is counted by a 64-bit hash of its text (12 bytes a slot of an open-addressing table), not by a copy of
+// it: the set of a 1M-node graph held a copy of each of its 2.7M names (about 100 bytes each with the table's
+// node), built by the first pass that needs a fresh name. Two names of one hash count as one name held twice, so a
+// free name may read as taken (a fresh name then skips it; a plugin asking for that exact name is refused), never a
+// taken one as free; with n names held, a free name reads as taken with probability about n / 2^64.
 #pragma once
 
 #include <cstdint>
