@@ -153,17 +153,16 @@ void Graph::RemoveNode(Node* n) {
   if (!j.active()) return;
   static_assert(alignof(Value) >= 2, "the input pointer keeps its low bit for the list length");
   if (inner.empty() && inputs.size() <= 1) {
-    // Most nodes removed read one value or none and hold no named subgraph values: then the step keeps the node
-    // and its input (the list's length in the low bit) in 16 bytes, which std::function holds in place, where the
-    // general step's capture took a 64-byte block and its input list another.
+    // Most nodes removed read one value or none and hold no named subgraph values: then the step keeps its input
+    // (the list's length in the low bit) in place (undo_step.h), where the general step's capture took a 64-byte
+    // block and its input list another.
     const uintptr_t input = inputs.empty() ? 0 : reinterpret_cast<uintptr_t>(inputs[0]) | 1;
-    j.Record([n, input] {
-      Graph& g = *n->graph_;
-      g.nodes_.Append(g.model_->Unbury(n));
+    j.Record([this, n, input] {
+      nodes_.Append(model_->Unbury(n));
       n->deleted_ = false;
-      if (n->has_subgraphs()) ++g.subgraph_holders_;
+      if (n->has_subgraphs()) ++subgraph_holders_;
       if (input & 1) n->AttachInputs({reinterpret_cast<Value*>(input & ~uintptr_t{1})});
-      g.BumpStructure();
+      BumpStructure();
     });
     return;
   }
@@ -430,21 +429,11 @@ void Graph::SetInitializer(Value* v, std::shared_ptr<const Tensor> t) {
       });
   } else {
     initializers_.push_back(v);
-    // One step, and for a value with no type yet (a new constant: every fold makes one) one that std::function
-    // holds in place, with no capture of its own on the heap.
-    if (j.active() && v->type_ == TypeTable::None()) {
-      j.Record([this, v] {
-        initializers_.pop_back();
-        v->SetInitializer(nullptr);
-        v->type_ = TypeTable::None();
-      });
-    } else if (j.active()) {
-      j.Record([this, v, old_type = v->type_] {
+    if (j.active()) j.Record([this, v, old_type = v->type_] {
         initializers_.pop_back();
         v->SetInitializer(nullptr);
         v->type_ = old_type;
       });
-    }
   }
   Shape shape;
   for (int64_t d : t->dims()) shape.dims.push_back(Dim::Known(d));

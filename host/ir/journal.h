@@ -4,11 +4,11 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <utility>
 
 #include "ir/segmented_list.h"
+#include "ir/undo_step.h"
 
 namespace kiln {
 
@@ -19,7 +19,7 @@ class Journal {
     active_ = true;
     Clear();
   }
-  void Record(std::function<void()> undo) {
+  void Record(UndoStep undo) {
     if (!active_) return;
     undo_.push_back(std::move(undo));
   }
@@ -64,7 +64,7 @@ class Journal {
   // of this journal undoes both; `later` is left empty. One journal holding the steps of many costs only the
   // steps, where each journal kept on its own costs its first chunk too.
   void Absorb(Journal&& later) {
-    later.undo_.ForEach([&](std::function<void()>& undo) { undo_.push_back(std::move(undo)); });
+    later.undo_.ForEach([&](UndoStep& undo) { undo_.push_back(std::move(undo)); });
     later.Clear();
     run_ = nullptr;  // a later RecordPointer starts a run of its own
     run_kind_ = nullptr;
@@ -79,7 +79,7 @@ class Journal {
   void Rollback() {
     ++RollbackCount();
     active_ = false;  // undo steps must not record themselves
-    undo_.ForEachReverse([](const std::function<void()>& undo) { undo(); });
+    undo_.ForEachReverse([](UndoStep& undo) { undo(); });
     Clear();
   }
   size_t size() const { return undo_.size(); }
@@ -95,7 +95,7 @@ class Journal {
   // Chunks that never move (segmented_list.h): a pass that rewrites a large graph records millions of steps, and a
   // vector's doubling would hold the old and the new array at once; and most journals (every plugin pass call runs
   // in one of its own) record a few steps or none, which take no memory before the first.
-  SegmentedList<std::function<void()>> undo_;
+  SegmentedList<UndoStep> undo_;
   // The run RecordPointer extends: its entries (a list of words for the pointer type whose tag is run_kind_),
   // extended only while its step is still the last one (undo_ holds run_end_ steps).
   void* run_ = nullptr;

@@ -25,14 +25,7 @@ Name& Name::operator=(std::string_view s) {
   return *this = std::move(copy);
 }
 
-Name::Name(std::string_view s, NameArena& arena) {
-  if (s.size() <= kInPlace) {
-    Assign(s);
-    return;
-  }
-  if (s.size() > std::numeric_limits<uint32_t>::max()) throw std::length_error("kiln::Name: a name of 4 GiB or more");
-  SetOutOfPlace(arena.Copy(s), s, kArena);
-}
+Name::Name(std::string_view s, NameArena& arena) { Assign(s, &arena); }
 
 void Name::SetOutOfPlace(const char* p, std::string_view s, char where) {
   const auto n = static_cast<uint32_t>(s.size());
@@ -41,13 +34,17 @@ void Name::SetOutOfPlace(const char* p, std::string_view s, char where) {
   raw_[kInPlace] = where;
 }
 
-void Name::Assign(std::string_view s) {
+void Name::Assign(std::string_view s, NameArena* arena) {
   if (s.size() <= kInPlace) {
     if (!s.empty()) std::memcpy(raw_, s.data(), s.size());
     SetInPlaceSize(s.size());
     return;
   }
   if (s.size() > std::numeric_limits<uint32_t>::max()) throw std::length_error("kiln::Name: a name of 4 GiB or more");
+  if (arena != nullptr) {
+    SetOutOfPlace(arena->Copy(s), s, kArena);
+    return;
+  }
   char* p = new char[s.size() + 1];
   std::memcpy(p, s.data(), s.size());
   p[s.size()] = '\0';

@@ -103,7 +103,8 @@ class Name {
   }
   // Points at `p`, the NUL-terminated text of s, held as `where` (kHeap or kArena).
   void SetOutOfPlace(const char* p, std::string_view s, char where);
-  void Assign(std::string_view s);  // on a Name holding nothing of the heap
+  // Sets the text, out of place in `arena` when given, else on the heap; on a Name holding nothing of the heap.
+  void Assign(std::string_view s, NameArena* arena = nullptr);
   void Free() {
     if (raw_[kInPlace] == kHeap) delete[] OutOfPlaceData();
   }

@@ -4,6 +4,7 @@
 #include <onnx/onnx_pb.h>
 
 #include <algorithm>
+#include <array>
 #include <memory>
 #include <vector>
 
@@ -105,6 +106,27 @@ TEST(Journal, PointerRunsAndOtherStepsUndoInTheOrderTheyWereMade) {
   EXPECT_EQ(j.size(), 1u);
   j.Rollback();
   EXPECT_EQ(p, &b);
+}
+
+// An undo step keeps a callable of up to 24 bytes in place and a larger one on the heap; either one moves, runs
+// once called, and lets go of what it captured when destroyed.
+TEST(UndoStep, KeepsSmallAndLargeCallablesMovesThemAndFreesWhatTheyHold) {
+  auto held = std::make_shared<int>(0);
+  std::array<int64_t, 8> big{};
+  big[7] = 5;
+  {
+    std::vector<UndoStep> steps;
+    steps.emplace_back([held, add = int64_t{1}] { *held += static_cast<int>(add); });  // 24 bytes: in place
+    steps.emplace_back([held, big] { *held += static_cast<int>(big[7]); });           // 80 bytes: on the heap
+    for (int i = 0; i < 20; ++i) steps.emplace_back([] {});  // the vector moves the first two as it grows
+    EXPECT_EQ(held.use_count(), 3);
+    UndoStep moved = std::move(steps[1]);
+    moved();
+    steps[0]();
+    EXPECT_EQ(*held, 6);
+    EXPECT_EQ(held.use_count(), 3);
+  }
+  EXPECT_EQ(held.use_count(), 1);
 }
 
 // Steps across many chunks (the first holds 4, each next twice the last, up to 4096) undo newest first; a journal
