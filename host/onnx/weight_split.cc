@@ -95,7 +95,7 @@ class Splitter {
     std::vector<std::shared_ptr<const Buffer>>& raw = split.raw;
     return Walk(len, out, [&](uint32_t field, uint32_t n) {
       if (field == kGraphNode) {
-        split.nodes.emplace_back(static_cast<size_t>(in_.CurrentPosition()), n);
+        split.nodes.emplace_back(static_cast<uint32_t>(in_.CurrentPosition()), n);
         return std::optional<bool>(in_.Skip(static_cast<int>(n)));
       }
       if (field != kGraphInitializer) return std::optional<bool>();
@@ -148,10 +148,11 @@ class Splitter {
   };
 
   // The nodes' bytes as runs of adjacent nodes (only a field's tag and length between two), in file order.
-  static std::vector<std::pair<size_t, size_t>> NodeRuns(const std::vector<std::pair<size_t, size_t>>& nodes) {
+  static std::vector<std::pair<size_t, size_t>> NodeRuns(const std::vector<std::pair<uint32_t, uint32_t>>& nodes) {
     constexpr size_t kFraming = 16;  // a tag and a length
     std::vector<std::pair<size_t, size_t>> runs;
-    for (const auto& [offset, size] : nodes) {
+    for (const auto& [offset32, size] : nodes) {
+      const size_t offset = offset32;
       if (!runs.empty() && offset >= runs.back().second && offset <= runs.back().second + kFraming)
         runs.back().second = offset + size;
       else

@@ -42,8 +42,10 @@ struct WeightSplit {
   // NodeProto's offset and size in the file, in file order. Parsed whole, a graph's nodes take four to five times
   // their bytes (strings and repeated fields each a heap block), held beside the IR built from them: the load's
   // peak. Parsed one at a time where they lie, nothing of them is copied.
+  // Offsets and sizes in 32 bits (the file is under 2 GB, SplitWeights): 8 bytes a node, held while the nodes are
+  // built (the 1M-node chain's load peak). The importer frees `raw`, `packed` and `nodes` once it has read them.
   std::shared_ptr<const Buffer> file;
-  std::vector<std::pair<size_t, size_t>> nodes;
+  std::vector<std::pair<uint32_t, uint32_t>> nodes;
 
   // The node bytes before `offset` are read no more: gives back the mapped pages that hold only them, in steps of
   // a few megabytes (a call per node would be a system call per node). SIZE_MAX gives back the rest.
