@@ -141,7 +141,7 @@ void Graph::RemoveNode(Node* n) {
   std::vector<std::string> inner;
   for (const Graph* sub : n->subgraphs())
     ForEachGraphIn(*sub, [&](const Graph& sg) {
-      for (const Value* v : sg.values())
+      for (const auto& v : sg.value_list())
         if (!v->name().empty()) inner.push_back(v->name());
     });
   for (const std::string& name : inner) names().Forget(name);

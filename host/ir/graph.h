@@ -75,6 +75,8 @@ class Graph {
   Value* FindValue(std::string_view name) const;  // this scope only
   Value* LookupValue(std::string_view name) const;  // this scope, then enclosing scopes
   std::vector<Value*> values() const;
+  // The same without a copy (a loop that adds values meets them; see OwnerList).
+  const OwnerList<Value>& value_list() const { return values_; }
   // Makes room for `n` more named values (import knows the count up front).
   void ReserveValues(size_t n);
   // A value with no producer that is not a graph input: only for value_info entries that name nothing.

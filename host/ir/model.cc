@@ -16,7 +16,7 @@ uint64_t Model::NextNodeId() {
 
 void ForEachValueName(const Graph& g, const std::function<void(std::string_view)>& add) {
   ForEachGraphIn(g, [&](const Graph& sub) {
-    for (const Value* v : sub.values())
+    for (const auto& v : sub.value_list())
       if (!v->name().empty()) add(v->name());
   });
 }

@@ -12,7 +12,6 @@
 #include <string>
 #include <unordered_map>
 #include <vector>
-#include <unordered_set>
 
 #include <nlohmann/json.hpp>
 #include <google/protobuf/io/coded_stream.h>
@@ -43,7 +42,7 @@ std::string AnnotationsJson(const Model& m) {
   ForEachGraphIn(m.graph(), [&](const Graph& g) {
     for (const auto& n : g.nodes())
       if (!n->annotations().empty() && !n->name().empty()) add(nodes, n->name(), n->annotations());
-    for (const Value* v : g.values())
+    for (const auto& v : g.value_list())
       if (!v->annotations().empty() && !v->name().empty()) add(values, v->name(), v->annotations());
   });
   if (nodes.empty() && values.empty()) return {};
@@ -92,16 +91,13 @@ class Exporter {
     for (Value* v : g.sparse_initializers()) SparseTensorToProto(*v->sparse_initializer(), gp->add_sparse_initializer());
     for (Value* v : g.inputs()) ExportValueInfo(*v, gp->add_input());
     for (Value* v : g.outputs()) ExportValueInfo(*v, gp->add_output());
-    std::unordered_set<const Value*> written;
-    for (Value* v : g.value_infos()) {
-      if (v->is_deleted()) continue;
-      value_info(*v);
-      written.insert(v);
-    }
-    // Values a pass typed (shape inference) but the input did not declare.
+    for (Value* v : g.value_infos())
+      if (!v->is_deleted()) value_info(*v);
+    // Values a pass typed (shape inference) but the input did not declare: those not listed (in_value_info, which a
+    // graph's value_info entries set on its own values) where a set of the listed took 40 to 50 bytes an entry.
     for (Node* n : parts ? parts->nodes : topo.order)
       for (Value* v : n->outputs())
-        if (v && v->type().kind != Type::Kind::kNone && !v->is_graph_output() && !written.count(v)) value_info(*v);
+        if (v && v->type().kind != Type::Kind::kNone && !v->is_graph_output() && !v->in_value_info()) value_info(*v);
     for (const TensorAnnotation& a : g.quantization_annotation) {
       auto* qa = gp->add_quantization_annotation();
       qa->set_tensor_name(a.tensor_name);
@@ -306,8 +302,10 @@ uint64_t FieldBytes(uint64_t body) { return 1 + google::protobuf::io::CodedOutpu
 // its body) and serialized one at a time: each node and value_info entry is exported twice into one proto reused
 // (its strings' storage kept), once to size it and once to write it, so that nothing of the kind is held whole. A
 // node holding subgraphs is exported once and kept serialized: its subgraphs' tensors may have gone to the
-// external-data file, which must happen once. An initializer's header (the TensorProto without its raw bytes) is
-// kept serialized, for the same reason, with the buffer its raw bytes are streamed from.
+// external-data file, which must happen once. Initializers likewise: each one's header (the TensorProto without its
+// raw bytes) is exported to size it and again to write it, except one that went to the external-data file, whose
+// header is kept serialized. Keeping every header held the 1M-node chain's 23 MB of them (and 8 bytes more an
+// initializer) beside the IR at the write's peak.
 class GraphEntries {
  public:
   GraphEntries(const StreamedParts& parts, Exporter& exporter, const ExternalSink& external)
@@ -320,23 +318,15 @@ class GraphEntries {
       value_info_sizes_.push_back(Checked(value_info_.ByteSizeLong()));
     }
     initializers_.reserve(parts.initializers.size());
-    const Buffer* raw = nullptr;
-    bool streamed = false;
-    ExternalSink stream_or_external = [&](const Tensor& t, onnx::TensorProto* p) {
-      if (external && external(t, p)) return true;
-      if (!WritesRawBytes(t)) return false;
-      raw = t.buffer().get();  // written straight from the tensor's buffer, never copied
-      return streamed = true;
-    };
-    onnx::TensorProto tp;
-    for (const Value* v : parts.initializers) {
-      tp.Clear();
-      raw = nullptr;
-      streamed = false;
-      Exporter::ExportInitializer(*v, &tp, &stream_or_external);
-      const uint32_t header_size = Checked(tp.ByteSizeLong());
-      Initializer e{raw, KeepHeader(tp, header_size), header_size, streamed, 0};
-      e.body = Checked(header_size + (streamed ? FieldBytes(raw ? raw->size() : 0) : 0));
+    for (size_t i = 0; i < parts.initializers.size(); ++i) {
+      const bool claimed = ExportHeader(*parts.initializers[i], &external);
+      const uint32_t header_size = Checked(tensor_.ByteSizeLong());
+      if (claimed) {
+        if (external_headers_.empty()) external_headers_.resize(parts.initializers.size());
+        external_headers_[i] = KeepHeader(tensor_, header_size);
+      }
+      Initializer e{header_size, streamed_, 0};
+      e.body = Checked(header_size + (streamed_ ? FieldBytes(raw_ ? raw_->size() : 0) : 0));
       initializers_.push_back(e);
     }
   }
@@ -384,27 +374,44 @@ class GraphEntries {
   void WriteInitializers(std::unique_ptr<google::protobuf::io::CodedOutputStream>& co, WriteRaw&& write_raw) {
     constexpr uint32_t kTag = WireTag(onnx_field::kGraphInitializer, kWireLengthDelimited),
                        kRawDataTag = WireTag(onnx_field::kTensorRawData, kWireLengthDelimited);
-    for (const Initializer& e : initializers_) {
+    for (size_t i = 0; i < initializers_.size(); ++i) {
+      const Initializer& e = initializers_[i];
       co->WriteTag(kTag);
       co->WriteVarint32(e.body);
-      co->WriteRaw(e.header, static_cast<int>(e.header_size));
+      if (const char* kept = external_headers_.empty() ? nullptr : external_headers_[i]) {
+        co->WriteRaw(kept, static_cast<int>(e.header_size));  // went to the external-data file: no raw bytes here
+        continue;
+      }
+      // Not claimed by the external-data sink when sized: exported again without it, to the same header.
+      ExportHeader(*parts_.initializers[i], nullptr);
+      if (tensor_.ByteSizeLong() != e.header_size || streamed_ != static_cast<bool>(e.streamed))
+        throw InternalError("an initializer's export changed while writing");
+      tensor_.SerializeWithCachedSizes(co.get());
       if (!e.streamed) continue;
       co->WriteTag(kRawDataTag);
-      co->WriteVarint64(e.raw ? e.raw->size() : 0);
-      if (e.raw && e.raw->size() != 0) write_raw(e.raw);
+      co->WriteVarint64(raw_ ? raw_->size() : 0);
+      if (raw_ && raw_->size() != 0) write_raw(raw_);
     }
   }
 
  private:
-  // 24 bytes: one per initializer, and the generated 1M-node chain has 666,667 (it took 32, with an offset into one
-  // string of all the headers, whose doubling held 1.5 times their 23 MB while it grew).
+  // 8 bytes: one per initializer, and the generated 1M-node chain has 666,667.
   struct Initializer {
-    const Buffer* raw;   // where the raw bytes are streamed from (null: none)
-    const char* header;  // the TensorProto without its raw bytes, serialized (KeepHeader)
-    uint32_t header_size : 31;
-    uint32_t streamed : 1;  // whether a raw_data field follows the header
+    uint32_t header_size : 31;  // the TensorProto without its raw bytes
+    uint32_t streamed : 1;      // whether a raw_data field follows the header
     uint32_t body;
   };
+
+  // Exports `v`'s tensor into tensor_, its raw bytes left to be streamed from raw_ (streamed_) unless `external`
+  // (may be null or empty) claims the tensor for the external-data file. Returns whether it did.
+  bool ExportHeader(const Value& v, const ExternalSink* external) {
+    tensor_.Clear();
+    external_ = external;
+    raw_ = nullptr;
+    streamed_ = claimed_ = false;
+    Exporter::ExportInitializer(v, &tensor_, &sink_);
+    return claimed_;
+  }
 
   // Keeps `tp` serialized (`size` bytes, its ByteSizeLong just computed) in pieces of 1 MB or more, never moved.
   const char* KeepHeader(const onnx::TensorProto& tp, uint32_t size) {
@@ -450,6 +457,18 @@ class GraphEntries {
   std::vector<std::unique_ptr<char[]>> headers_;
   size_t header_used_ = 0;  // in the last piece
   std::vector<Initializer> initializers_;
+  std::vector<const char*> external_headers_;  // by initializer: its kept header if it went external; empty if none did
+  // ExportHeader's state, read by sink_ (made once: a std::function per initializer would cost as much again).
+  onnx::TensorProto tensor_;
+  const ExternalSink* external_ = nullptr;
+  const Buffer* raw_ = nullptr;
+  bool streamed_ = false, claimed_ = false;
+  ExternalSink sink_ = [this](const Tensor& t, onnx::TensorProto* p) {
+    if (external_ && *external_ && (*external_)(t, p)) return claimed_ = true;
+    if (!WritesRawBytes(t)) return false;
+    raw_ = t.buffer().get();  // written straight from the tensor's buffer, never copied
+    return streamed_ = true;
+  };
 };
 
 // Serializes `proto` and `parts` to `out`, the main graph's entries one at a time and raw tensor bytes straight

@@ -425,7 +425,7 @@ void ImportAnnotations(Model& m) {
   ForEachGraphIn(m.graph(), [&](const Graph& g) {
     for (const auto& n : g.nodes())
       if (!n->name().empty()) nodes.emplace(n->name(), n.get());
-    for (Value* v : g.values()) values.emplace(v->name(), v);
+    for (const auto& v : g.value_list()) values.emplace(v->name(), v.get());
   });
   auto apply = [](const nlohmann::json& section, auto& by_name) {
     if (!section.is_object()) return;

@@ -790,6 +790,9 @@ TEST(WriteModel, StreamedEntriesAndFunctionsGiveTheExportedModel) {
   EXPECT_EQ(written.functions_size(), 1);
   EXPECT_EQ(written.graph().quantization_annotation_size(), 1);
   EXPECT_EQ(written.graph().sparse_initializer_size(), 1);
+  // "a" once: listed in value_info and typed, it is not written again among the values passes typed.
+  ASSERT_EQ(written.graph().value_info_size(), 1);
+  EXPECT_EQ(written.graph().value_info(0).name(), "a");
   google::protobuf::util::MessageDifferencer diff;
   std::string report;
   diff.ReportDifferencesToString(&report);
