@@ -21,12 +21,6 @@ std::string Field(std::string_view key, std::string_view v) { return Quote(key) 
 // The name of the graph that holds the value.
 std::string_view GraphName(const LiveValue& v) { return v.value.OwnerGraph().Name(); }
 
-size_t Unplanned(const Liveness& live) {
-  size_t n = 0;
-  for (const LiveValue& v : live.values) n += v.planned() ? 0 : 1;
-  return n;
-}
-
 std::string Common(const MemoryPlan& plan) {
   std::string s = Field("algorithm", plan.arena.algorithm) + "," + Field("order", plan.order) + "," +
                   Field("arena_bytes", plan.arena.arena) + "," + Field("lower_bound_bytes", plan.lower_bound) + "," +
@@ -36,22 +30,16 @@ std::string Common(const MemoryPlan& plan) {
   for (size_t i = 0; i < plan.tried.size(); ++i)
     s += (i ? "," : "") + Field(plan.tried[i].algorithm, plan.tried[i].arena);
   return s + "}," + Field("buffers", static_cast<uint64_t>(plan.live.buffers.size())) + "," +
-         Field("unplanned_values", static_cast<uint64_t>(Unplanned(plan.live)));
+         Field("unplanned_values", static_cast<uint64_t>(plan.live.unplanned_values));
 }
 
 }  // namespace
 
 std::string SummaryJson(const MemoryPlan& plan) {
-  size_t values = 0, views = 0, in_place = 0;
-  for (const LiveValue& v : plan.live.values) {
-    if (!v.planned()) continue;
-    ++values;
-    views += v.reuse == Reuse::kView ? 1 : 0;
-    in_place += v.reuse == Reuse::kInPlace ? 1 : 0;
-  }
-  return "{" + Common(plan) + "," + Field("planned_values", static_cast<uint64_t>(values)) + "," +
-         Field("views", static_cast<uint64_t>(views)) + "," + Field("in_place", static_cast<uint64_t>(in_place)) +
-         "}";
+  const Liveness& live = plan.live;
+  return "{" + Common(plan) + "," + Field("planned_values", static_cast<uint64_t>(live.planned_values)) + "," +
+         Field("views", static_cast<uint64_t>(live.views)) + "," +
+         Field("in_place", static_cast<uint64_t>(live.in_place)) + "}";
 }
 
 std::string PlanJson(const MemoryPlan& plan) {

@@ -66,6 +66,9 @@ void MemoryPlanningPass::Run(sdk::PassContext& ctx, sdk::Graph graph) {
       reordered = std::move(aware);
     }
   }
+  const std::string path = ctx.OptionString("memory.plan");
+  if (path.empty()) plan.live.ReleaseValues();  // only the plan file lists them
+  std::vector<sdk::Node>().swap(order);
   plan.peak_live_bytes = PeakLiveBytes(plan.live.buffers);
   plan.arena = PlanArena(plan.live.buffers, &plan.tried);
 
@@ -73,7 +76,6 @@ void MemoryPlanningPass::Run(sdk::PassContext& ctx, sdk::Graph graph) {
   ctx.AddCounter("lower_bound_bytes", static_cast<int64_t>(plan.lower_bound));
   ctx.AddCounter("intermediate_bytes", static_cast<int64_t>(plan.live.intermediate_bytes));
   ctx.AddReport("memory_plan", SummaryJson(plan));
-  const std::string path = ctx.OptionString("memory.plan");
   if (!path.empty()) WriteFile(path, PlanJson(plan));
   // Last: the plan reads the graph's values and names, which the ABI keeps valid only while the graph is unchanged.
   if (!reordered.empty()) {

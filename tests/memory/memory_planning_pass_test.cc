@@ -207,6 +207,48 @@ TEST(MemoryPlanningPass, ThePlanFileIsWellFormed) {
   EXPECT_TRUE(found) << p.run.report.dump(1);
 }
 
+// The report's summary counts what the plan file lists, whether or not a plan file is written (without one, the
+// pass frees its per-value records before planning the arena and keeps only their tallies).
+TEST(MemoryPlanningPass, TheSummaryCountsTheSameWithAndWithoutAPlanFile) {
+  const std::string text = M(R"(g (float[4,16] x, float[N] s) => (float[16,4] y, float[N] t) {
+    a = Relu(x)
+    b = Sigmoid(a)
+    shape = Constant<value = int64[2] {16, 4}>()
+    c = Reshape(b, shape)
+    y = Neg(c)
+    t = Abs(s)
+  })");
+  auto summary = [](const kiln::testing::PassRun& run) {
+    for (const auto& st : run.report["stages"])
+      for (const auto& pass : st["passes"])
+        if (pass["name"] == "MemoryPlanningPass" && pass.contains("reports")) return pass["reports"]["memory_plan"];
+    return nlohmann::json();
+  };
+  auto with_file = ParseModel(text);
+  ASSERT_TRUE(with_file);
+  Planned p = Plan(*with_file);
+  ASSERT_TRUE(CheckMemoryPlan(p.plan));
+  size_t views = 0, in_place = 0;
+  for (const auto& v : p.plan["values"]) {
+    views += v.value("reuse", "") == "view" ? 1 : 0;
+    in_place += v.value("reuse", "") == "in-place" ? 1 : 0;
+  }
+  EXPECT_GE(views, 1u);
+  EXPECT_GE(in_place, 1u);
+  EXPECT_GE(p.plan["unplanned"].size(), 1u);
+  const nlohmann::json listed = summary(p.run);
+  ASSERT_TRUE(listed.is_object()) << p.run.report.dump(1);
+  EXPECT_EQ(listed["planned_values"], p.plan["values"].size());
+  EXPECT_EQ(listed["views"], views);
+  EXPECT_EQ(listed["in_place"], in_place);
+  EXPECT_EQ(listed["unplanned_values"], p.plan["unplanned"].size());
+
+  auto without_file = ParseModel(text);
+  ASSERT_TRUE(without_file);
+  const nlohmann::json alone = summary(RunPasses(*without_file, {"InferShapePass", "MemoryPlanningPass"}));
+  EXPECT_EQ(alone, listed);
+}
+
 TEST(MemoryPlanChecker, CatchesValuesThatShareBytesWhileLive) {
   auto m = ParseModel(M(R"(g (float[32] x) => (float[32] y) {
     a = Relu(x)
