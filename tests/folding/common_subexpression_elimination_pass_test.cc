@@ -70,6 +70,28 @@ TEST(CommonSubexpressionEliminationPass, MergesIdenticalNodes) {
   })");
 }
 
+// Thousands of nodes, each with a twin: the kept nodes' table (its slot count not a power of two, probes wrapping
+// at its end) finds every twin and nothing else. Each a_{i+1} = Relu(a_i) has a twin b_{i+1} = Relu(a_i); the twins
+// merge into the a chain, and every output then reads it, but for the last pair: a and b there are both graph
+// outputs, which stay apart.
+TEST(CommonSubexpressionEliminationPass, MergesEveryTwinOfAThousandsLongChain) {
+  constexpr int kLength = 5000;
+  std::string body = "    a0 = Relu(x)\n", outs;
+  for (int i = 1; i <= kLength; ++i) {
+    const std::string p = "a" + std::to_string(i - 1), a = "a" + std::to_string(i), b = "b" + std::to_string(i);
+    body += "    " + a + " = Relu(" + p + ")\n    " + b + " = Relu(" + p + ")\n";
+    outs += ", float[2] " + b;
+  }
+  auto m = ParseModel(M("g (float[2] x) => (float[2] a" + std::to_string(kLength) + outs + ") {\n" + body + "  }"));
+  ASSERT_TRUE(m);
+  ASSERT_EQ(m->graph().num_nodes(), size_t{2 * kLength + 1});
+  auto run = RunPasses(*m, kCse);
+  EXPECT_TRUE(run.changed());
+  EXPECT_EQ(m->graph().num_nodes(), size_t{kLength + 2});
+  for (const auto& n : m->graph().nodes()) EXPECT_EQ(n->op_type(), "Relu");
+  EXPECT_EQ(m->graph().outputs().size(), size_t{kLength + 1});
+}
+
 TEST(CommonSubexpressionEliminationPass, MergesIdenticalConstants) {
   ExpectRewrite(R"(g (float[2] x) => (float[2] y) {
     c1 = Constant <value = float[2] {1.0, 2.0}> ()
