@@ -205,24 +205,13 @@ void PatternFusionPass::Run(sdk::PassContext& ctx, sdk::Graph graph) {
   int64_t fused = 0, rewritten = 0, rejected = 0, nodes_fused = 0;
   for (int64_t round = 0; round < rounds; ++round) {
     std::vector<sdk::Node> order = graph.TopoOrder();
-    // The rules tried at each node, best first, looked up once for all the benefits' walks: each node's list as a
-    // number among the few distinct lists (one per op type), 4 bytes a node where a pointer took 8 (the generated
-    // 1M-node chain: 8 MB at this pass's peak, with the order and the acceptor's tables).
-    std::vector<const std::vector<const Rule*>*> lists;
-    std::vector<uint32_t> tried_at(order.size());
-    {
-      std::unordered_map<const std::vector<const Rule*>*, uint32_t> number;
-      for (size_t i = 0; i < order.size(); ++i) {
-        const std::vector<const Rule*>* list = &rules->RulesFor(order[i].OpType());
-        const auto [it, added] = number.try_emplace(list, static_cast<uint32_t>(lists.size()));
-        if (added) lists.push_back(list);
-        tried_at[i] = it->second;
-      }
-    }
+    // The rules tried at each node, best first, looked up once for all the benefits' walks.
+    std::vector<const std::vector<const Rule*>*> tried_at(order.size());
+    for (size_t i = 0; i < order.size(); ++i) tried_at[i] = &rules->RulesFor(order[i].OpType());
     Acceptor acceptor(graph, order, with_target, log, rejected);
     for (const int benefit : benefits)
       for (size_t i = 0; i < order.size(); ++i) {
-        const std::vector<const Rule*>& tried = *lists[tried_at[i]];
+        const std::vector<const Rule*>& tried = *tried_at[i];
         auto it = std::find_if(tried.begin(), tried.end(), [&](const Rule* r) { return r->benefit == benefit; });
         if (it == tried.end()) continue;
         const RootOperands operands(order[i]);
@@ -232,7 +221,7 @@ void PatternFusionPass::Run(sdk::PassContext& ctx, sdk::Graph graph) {
       }
     // Neither the order nor the rules tried at each node is read again this round: their 16 bytes a node go before
     // the groups are applied, when the graph holds the new calls beside the nodes they replace.
-    std::vector<uint32_t>().swap(tried_at);
+    std::vector<const std::vector<const Rule*>*>().swap(tried_at);
     std::vector<sdk::Node>().swap(order);
     std::deque<Found>& kept = acceptor.Kept();
     std::vector<Found*> accepted;
