@@ -10,6 +10,7 @@
 #include <span>
 #include <streambuf>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -59,11 +60,23 @@ std::string AnnotationsJson(const Model& m) {
 struct StreamedParts {
   std::string functions;
   std::vector<Node*> nodes;
-  std::vector<const Value*> value_infos, initializers;
+  const Graph* graph = nullptr;  // its value_info entries (ForEachValueInfo) and initializers are read from it
   // Called before a node or function is serialized: gives the tensors its export left to be streamed (a
   // subgraph's initializers) their bytes.
   std::function<void()> settle;
 };
+
+// Calls fn(value) for each value_info entry of `g` as the file lists them: the graph's own (value_info), less those
+// removed, then the values a pass typed (shape inference) that the input did not declare, in `order` (the nodes'
+// topological order). A listed value has in_value_info set, which a graph's entries set on its own values only.
+template <typename Fn>
+void ForEachValueInfo(const Graph& g, const std::vector<Node*>& order, Fn&& fn) {
+  for (Value* v : g.value_infos())
+    if (!v->is_deleted()) fn(*v);
+  for (Node* n : order)
+    for (Value* v : n->outputs())
+      if (v && v->type().kind != Type::Kind::kNone && !v->is_graph_output() && !v->in_value_info()) fn(*v);
+}
 
 class Exporter {
  public:
@@ -79,25 +92,15 @@ class Exporter {
       throw InternalError("graph '" + g.name() + "' became cyclic at node '" + topo.cycle_nodes[0]->name() + "'");
     if (parts) {
       parts->nodes = std::move(topo.order);
-      parts->initializers.assign(g.initializers().begin(), g.initializers().end());
+      parts->graph = &g;
     } else {
       for (Node* n : topo.order) ExportNode(*n, gp->add_node());
       for (Value* v : g.initializers()) ExportInitializer(*v, gp->add_initializer(), sink_);
     }
-    auto value_info = [&](const Value& v) {
-      if (parts) return parts->value_infos.push_back(&v);
-      ExportValueInfo(v, gp->add_value_info());
-    };
     for (Value* v : g.sparse_initializers()) SparseTensorToProto(*v->sparse_initializer(), gp->add_sparse_initializer());
     for (Value* v : g.inputs()) ExportValueInfo(*v, gp->add_input());
     for (Value* v : g.outputs()) ExportValueInfo(*v, gp->add_output());
-    for (Value* v : g.value_infos())
-      if (!v->is_deleted()) value_info(*v);
-    // Values a pass typed (shape inference) but the input did not declare: those not listed (in_value_info, which a
-    // graph's value_info entries set on its own values) where a set of the listed took 40 to 50 bytes an entry.
-    for (Node* n : parts ? parts->nodes : topo.order)
-      for (Value* v : n->outputs())
-        if (v && v->type().kind != Type::Kind::kNone && !v->is_graph_output() && !v->in_value_info()) value_info(*v);
+    if (!parts) ForEachValueInfo(g, topo.order, [&](const Value& v) { ExportValueInfo(v, gp->add_value_info()); });
     for (const TensorAnnotation& a : g.quantization_annotation) {
       auto* qa = gp->add_quantization_annotation();
       qa->set_tensor_name(a.tensor_name);
@@ -299,72 +302,70 @@ bool WritesRawBytes(const Tensor& t) { return t.storage() != Tensor::Storage::kT
 uint64_t FieldBytes(uint64_t body) { return 1 + google::protobuf::io::CodedOutputStream::VarintSize64(body) + body; }
 
 // The main graph's entries in the order WriteStreamed writes them, sized first (the graph's length comes before
-// its body) and serialized one at a time: each node and value_info entry is exported twice into one proto reused
-// (its strings' storage kept), once to size it and once to write it, so that nothing of the kind is held whole. A
-// node holding subgraphs is exported once and kept serialized: its subgraphs' tensors may have gone to the
-// external-data file, which must happen once. Initializers likewise: each one's header (the TensorProto without its
-// raw bytes) is exported to size it and again to write it, except one that went to the external-data file, whose
-// header is kept serialized. Keeping every header held the 1M-node chain's 23 MB of them (and 8 bytes more an
-// initializer) beside the IR at the write's peak.
+// its body) and serialized one at a time: each node, value_info entry and initializer header (the TensorProto
+// without its raw bytes) is exported twice into one proto reused (its strings' storage kept), once to size it and
+// once to write it, so that nothing of the kind is held whole, and only the three sections' totals are kept (sizes
+// a node and an entry took 4 to 8 bytes each, and the lists of entries 8 more: the 1M-node chain's write peak).
+// Each section's bytes as written are checked against its total. A node holding subgraphs is exported once and kept
+// serialized: its subgraphs' tensors may have gone to the external-data file, which must happen once; so is the
+// header of an initializer the external-data sink claimed, for the same reason.
 class GraphEntries {
  public:
   GraphEntries(const StreamedParts& parts, Exporter& exporter, const ExternalSink& external)
-      : parts_(parts), exporter_(exporter) {
-    node_sizes_.reserve(parts.nodes.size());
-    for (const Node* n : parts.nodes) node_sizes_.push_back(Checked(SizeNode(*n)));
-    value_info_sizes_.reserve(parts.value_infos.size());
-    for (const Value* v : parts.value_infos) {
-      FillValueInfo(*v);
-      value_info_sizes_.push_back(Checked(value_info_.ByteSizeLong()));
-    }
-    initializers_.reserve(parts.initializers.size());
-    for (size_t i = 0; i < parts.initializers.size(); ++i) {
-      const bool claimed = ExportHeader(*parts.initializers[i], &external);
+      : parts_(parts), exporter_(exporter), graph_(*parts.graph) {
+    for (const Node* n : parts.nodes) node_bytes_ += FieldBytes(Checked(SizeNode(*n)));
+    ForEachValueInfo(graph_, parts.nodes, [&](const Value& v) {
+      FillValueInfo(v);
+      value_info_bytes_ += FieldBytes(Checked(value_info_.ByteSizeLong()));
+    });
+    const std::vector<Value*>& initializers = graph_.initializers();
+    for (size_t i = 0; i < initializers.size(); ++i) {
+      const bool claimed = ExportHeader(*initializers[i], &external);
       const uint32_t header_size = Checked(tensor_.ByteSizeLong());
       if (claimed) {
-        if (external_headers_.empty()) external_headers_.resize(parts.initializers.size());
-        external_headers_[i] = KeepHeader(tensor_, header_size);
+        if (external_headers_.empty()) external_headers_.resize(initializers.size());
+        external_headers_[i] = {KeepHeader(tensor_, header_size), header_size};
       }
-      Initializer e{header_size, streamed_, 0};
-      e.body = Checked(header_size + (streamed_ ? FieldBytes(raw_ ? raw_->size() : 0) : 0));
-      initializers_.push_back(e);
+      initializer_bytes_ += FieldBytes(Body(header_size));
     }
   }
 
   // The bytes of the graph's fields these entries make (each with its tag and length).
-  uint64_t bytes() const {
-    uint64_t total = 0;
-    for (uint32_t s : node_sizes_) total += FieldBytes(s);
-    for (uint32_t s : value_info_sizes_) total += FieldBytes(s);
-    for (const Initializer& e : initializers_) total += FieldBytes(e.body);
-    return total;
-  }
+  uint64_t bytes() const { return node_bytes_ + value_info_bytes_ + initializer_bytes_; }
 
   void WriteNodes(google::protobuf::io::CodedOutputStream& co) {
     constexpr uint32_t kTag = WireTag(onnx_field::kGraphNode, kWireLengthDelimited);
-    for (size_t i = 0; i < parts_.nodes.size(); ++i) {
+    uint64_t written = 0;
+    for (const Node* n : parts_.nodes) {
       co.WriteTag(kTag);
-      co.WriteVarint32(node_sizes_[i]);
-      if (auto it = kept_.find(parts_.nodes[i]); it != kept_.end()) {
+      if (auto it = kept_.find(n); it != kept_.end()) {
+        co.WriteVarint32(static_cast<uint32_t>(it->second.size()));
         co.WriteString(it->second);
+        written += FieldBytes(it->second.size());
         continue;
       }
       node_.Clear();
-      exporter_.ExportNode(*parts_.nodes[i], &node_);
-      if (node_.ByteSizeLong() != node_sizes_[i]) throw InternalError("a node's export changed while writing");
+      exporter_.ExportNode(*n, &node_);
+      const uint32_t size = Checked(node_.ByteSizeLong());
+      co.WriteVarint32(size);
       node_.SerializeWithCachedSizes(&co);
+      written += FieldBytes(size);
     }
+    if (written != node_bytes_) throw InternalError("the nodes' export changed while writing");
   }
 
   void WriteValueInfos(google::protobuf::io::CodedOutputStream& co) {
     constexpr uint32_t kTag = WireTag(onnx_field::kGraphValueInfo, kWireLengthDelimited);
-    for (size_t i = 0; i < parts_.value_infos.size(); ++i) {
+    uint64_t written = 0;
+    ForEachValueInfo(graph_, parts_.nodes, [&](const Value& v) {
+      FillValueInfo(v);
+      const uint32_t size = Checked(value_info_.ByteSizeLong());
       co.WriteTag(kTag);
-      co.WriteVarint32(value_info_sizes_[i]);
-      FillValueInfo(*parts_.value_infos[i]);
-      if (value_info_.ByteSizeLong() != value_info_sizes_[i]) throw InternalError("a value's export changed");
+      co.WriteVarint32(size);
       value_info_.SerializeWithCachedSizes(&co);
-    }
+      written += FieldBytes(size);
+    });
+    if (written != value_info_bytes_) throw InternalError("the value_info entries' export changed while writing");
   }
 
   // Calls write_raw(buffer) where an initializer's raw bytes go, after its header and the raw_data field's tag and
@@ -374,34 +375,32 @@ class GraphEntries {
   void WriteInitializers(std::unique_ptr<google::protobuf::io::CodedOutputStream>& co, WriteRaw&& write_raw) {
     constexpr uint32_t kTag = WireTag(onnx_field::kGraphInitializer, kWireLengthDelimited),
                        kRawDataTag = WireTag(onnx_field::kTensorRawData, kWireLengthDelimited);
-    for (size_t i = 0; i < initializers_.size(); ++i) {
-      const Initializer& e = initializers_[i];
+    const std::vector<Value*>& initializers = graph_.initializers();
+    uint64_t written = 0;
+    for (size_t i = 0; i < initializers.size(); ++i) {
       co->WriteTag(kTag);
-      co->WriteVarint32(e.body);
-      if (const char* kept = external_headers_.empty() ? nullptr : external_headers_[i]) {
-        co->WriteRaw(kept, static_cast<int>(e.header_size));  // went to the external-data file: no raw bytes here
+      if (!external_headers_.empty() && external_headers_[i].data() != nullptr) {
+        const std::string_view kept = external_headers_[i];  // went to the external-data file: no raw bytes here
+        co->WriteVarint32(static_cast<uint32_t>(kept.size()));
+        co->WriteRaw(kept.data(), static_cast<int>(kept.size()));
+        written += FieldBytes(kept.size());
         continue;
       }
       // Not claimed by the external-data sink when sized: exported again without it, to the same header.
-      ExportHeader(*parts_.initializers[i], nullptr);
-      if (tensor_.ByteSizeLong() != e.header_size || streamed_ != static_cast<bool>(e.streamed))
-        throw InternalError("an initializer's export changed while writing");
+      ExportHeader(*initializers[i], nullptr);
+      const uint32_t body = Body(Checked(tensor_.ByteSizeLong()));
+      co->WriteVarint32(body);
       tensor_.SerializeWithCachedSizes(co.get());
-      if (!e.streamed) continue;
+      written += FieldBytes(body);
+      if (!streamed_) continue;
       co->WriteTag(kRawDataTag);
       co->WriteVarint64(raw_ ? raw_->size() : 0);
       if (raw_ && raw_->size() != 0) write_raw(raw_);
     }
+    if (written != initializer_bytes_) throw InternalError("the initializers' export changed while writing");
   }
 
  private:
-  // 8 bytes: one per initializer, and the generated 1M-node chain has 666,667.
-  struct Initializer {
-    uint32_t header_size : 31;  // the TensorProto without its raw bytes
-    uint32_t streamed : 1;      // whether a raw_data field follows the header
-    uint32_t body;
-  };
-
   // Exports `v`'s tensor into tensor_, its raw bytes left to be streamed from raw_ (streamed_) unless `external`
   // (may be null or empty) claims the tensor for the external-data file. Returns whether it did.
   bool ExportHeader(const Value& v, const ExternalSink* external) {
@@ -411,6 +410,12 @@ class GraphEntries {
     streamed_ = claimed_ = false;
     Exporter::ExportInitializer(v, &tensor_, &sink_);
     return claimed_;
+  }
+
+  // The initializer field's body for the header just exported (ExportHeader): the header, and the raw_data field
+  // when its bytes are streamed.
+  uint32_t Body(uint32_t header_size) const {
+    return Checked(header_size + (streamed_ ? FieldBytes(raw_ ? raw_->size() : 0) : 0));
   }
 
   // Keeps `tp` serialized (`size` bytes, its ByteSizeLong just computed) in pieces of 1 MB or more, never moved.
@@ -450,14 +455,16 @@ class GraphEntries {
 
   const StreamedParts& parts_;
   Exporter& exporter_;
+  const Graph& graph_;
   onnx::NodeProto node_;
   onnx::ValueInfoProto value_info_;
-  std::vector<uint32_t> node_sizes_, value_info_sizes_;
+  uint64_t node_bytes_ = 0, value_info_bytes_ = 0, initializer_bytes_ = 0;
   std::unordered_map<const Node*, std::string> kept_;
   std::vector<std::unique_ptr<char[]>> headers_;
   size_t header_used_ = 0;  // in the last piece
-  std::vector<Initializer> initializers_;
-  std::vector<const char*> external_headers_;  // by initializer: its kept header if it went external; empty if none did
+  // By initializer, the header kept for one that went to the external-data file (null data for any other); empty
+  // when none did.
+  std::vector<std::string_view> external_headers_;
   // ExportHeader's state, read by sink_ (made once: a std::function per initializer would cost as much again).
   onnx::TensorProto tensor_;
   const ExternalSink* external_ = nullptr;
