@@ -151,6 +151,13 @@ void Graph::RemoveNode(Node* n) {
   BumpStructure();
   Journal& j = model_->journal();
   if (!j.active()) return;
+  // What both undo steps below do first: the node back in the list, live. Static, so that a step calls it without
+  // capturing it (the short step's three words fill its place in UndoStep).
+  static constexpr auto restore = [](Graph* g, Node* n) {
+    g->nodes_.Append(g->model_->Unbury(n));
+    n->deleted_ = false;
+    if (n->has_subgraphs()) ++g->subgraph_holders_;
+  };
   static_assert(alignof(Value) >= 2, "the input pointer keeps its low bit for the list length");
   if (inner.empty() && inputs.size() <= 1) {
     // Most nodes removed read one value or none and hold no named subgraph values: then the step keeps its input
@@ -158,18 +165,14 @@ void Graph::RemoveNode(Node* n) {
     // block and its input list another.
     const uintptr_t input = inputs.empty() ? 0 : reinterpret_cast<uintptr_t>(inputs[0]) | 1;
     j.Record([this, n, input] {
-      nodes_.Append(model_->Unbury(n));
-      n->deleted_ = false;
-      if (n->has_subgraphs()) ++subgraph_holders_;
+      restore(this, n);
       if (input & 1) n->AttachInputs({reinterpret_cast<Value*>(input & ~uintptr_t{1})});
       BumpStructure();
     });
     return;
   }
   j.Record([this, n, inner = std::move(inner), inputs = std::move(inputs)] {
-    nodes_.Append(model_->Unbury(n));
-    n->deleted_ = false;
-    if (n->has_subgraphs()) ++subgraph_holders_;
+    restore(this, n);
     for (const std::string& name : inner) names().Note(name);
     n->AttachInputs(inputs);
     BumpStructure();

@@ -91,11 +91,6 @@ class LivenessBuilder {
     first_value_.push_back(static_cast<uint32_t>(out_.values.size()));
     for (LiveValue& lv : out_.values) SetLastUse(lv);
     AssignBuffers();
-    for (const LiveValue& lv : out_.values) {
-      ++(lv.planned() ? out_.planned_values : out_.unplanned_values);
-      out_.views += lv.planned() && lv.reuse == Reuse::kView ? 1 : 0;
-      out_.in_place += lv.planned() && lv.reuse == Reuse::kInPlace ? 1 : 0;
-    }
     return std::move(out_);
   }
 
@@ -135,6 +130,7 @@ class LivenessBuilder {
       std::string why;
       lv.bytes = SizeOf(v, &why);
       if (!why.empty()) lv.unplanned = ReasonIndex(std::move(why));
+      ++(lv.planned() ? out_.planned_values : out_.unplanned_values);
       out_.values.push_back(std::move(lv));
     }
   }
@@ -179,6 +175,7 @@ class LivenessBuilder {
     lv.buffer = base.buffer;
     lv.reuse = kind;
     lv.reuse_of = static_cast<int32_t>(&base - out_.values.data());
+    ++(kind == Reuse::kView ? out_.views : out_.in_place);
     Interval& b = out_.buffers[static_cast<size_t>(lv.buffer)];
     b.last = std::max(b.last, lv.last);
     if (pinned_.count(lv.value.raw())) pinned_buffers_.insert(lv.buffer);
@@ -209,8 +206,7 @@ class LivenessBuilder {
   void AssignBuffers() {
     // A buffer per planned value at most, reserved so: growing by doubling held the old array beside the new one
     // (the 1M-node chain's O2: 333k buffers, 12 MB beside 6).
-    out_.buffers.reserve(static_cast<size_t>(
-        std::ranges::count_if(out_.values, [](const LiveValue& lv) { return lv.planned(); })));
+    out_.buffers.reserve(out_.planned_values);
     for (const sdk::Node& n : out_.schedule) {
       for (size_t o = 0; o < n.OutputCount(); ++o) {
         LiveValue* found = Find(n.Output(o));
